@@ -1,0 +1,89 @@
+# shellcheck shell=bash
+# ci/lib.sh - shared helpers for ci/setup, ci/vm, ci/demo and ci/test.
+#
+# Everything slow is cached outside the clone, in $SACC_CACHE
+# (default /var/cache/sacc), keyed so that a second run does no work:
+#   ccache/                          compiler cache for the QEMU build
+#   src/qemu-<ver>/                  pristine `apt-get source qemu` tree
+#   qemu-<ver>/tree, build/          patched tree and incremental build dir
+#   qemu-<ver>-<hash>/               finished binaries for one qemu-model/ hash
+#   kernel/<pkg>_<ver>/              vmlinuz and the six vfio modules
+
+SACC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+SACC_CACHE=${SACC_CACHE:-/var/cache/sacc}
+SACC_BUILD=${SACC_BUILD:-$SACC_ROOT/build}
+
+# Packages the pipeline needs, host and guest side.
+SACC_PACKAGES=(
+	dpkg-dev ccache ninja-build meson pkg-config gcc
+	libglib2.0-dev libpixman-1-dev zlib1g-dev flex bison python3-venv
+	check libsubunit-dev
+	busybox-static cpio gzip kmod
+	seabios ipxe-qemu qemu-system-data
+)
+
+# Kernel modules for vfio-pci, in load order.
+SACC_MODULES=(irqbypass vfio vfio_iommu_type1 vfio_virqfd vfio-pci-core vfio-pci)
+
+# Firmware search path: SeaBIOS, QEMU's option ROMs, iPXE (all from Debian).
+SACC_FIRMWARE_DIRS=(/usr/share/seabios /usr/share/qemu /usr/lib/ipxe/qemu)
+
+log() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
+note() { printf '    %s\n' "$*" >&2; }
+die() {
+	printf 'error: %s\n' "$1" >&2
+	shift
+	for l in "$@"; do printf '       %s\n' "$l" >&2; done
+	exit 1
+}
+
+# The QEMU source version Debian would give us (e.g. 1:7.2+dfsg-7+deb12u18).
+qemu_src_version() {
+	apt-cache showsrc qemu 2>/dev/null | awk '/^Version:/ {print $2}' |
+		sort -V | tail -n 1
+}
+
+# Hash of everything that changes the QEMU binary we build.
+qemu_model_hash() {
+	(cd "$SACC_ROOT" && cat qemu-model/* include/sacc_hw.h ci/qemu-configure) |
+		sha256sum | cut -c1-16
+}
+
+# Directory holding the finished QEMU binaries for this checkout.
+qemu_dir() {
+	local ver
+	ver=$(qemu_src_version)
+	[ -n "$ver" ] || return 1
+	echo "$SACC_CACHE/qemu-${ver//[:~]/_}-$(qemu_model_hash)"
+}
+
+kernel_pkg() {
+	apt-cache depends linux-image-amd64 2>/dev/null |
+		awk '/Depends: linux-image-[0-9]/ {print $2; exit}'
+}
+
+kernel_dir() {
+	local pkg ver
+	pkg=$(kernel_pkg)
+	[ -n "$pkg" ] || return 1
+	ver=$(apt-cache policy "$pkg" | awk '/Candidate:/ {print $2}')
+	echo "$SACC_CACHE/kernel/${pkg}_${ver}"
+}
+
+# Print ninja's "[n/total]" lines at most every 10 seconds, so a 5 minute
+# build shows it is alive without flooding the log.
+ninja_progress() {
+	local last=0 now line
+	while IFS= read -r line; do
+		case "$line" in
+		\[*/*\]*)
+			now=$(date +%s)
+			if [ $((now - last)) -ge 10 ]; then
+				note "${line%% *} ${line#* }" | cut -c1-100 >&2
+				last=$now
+			fi
+			;;
+		*) printf '    %s\n' "$line" >&2 ;;
+		esac
+	done
+}
