@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+#
+# apply.sh QEMU_SRC_DIR - add the SACC device and its qtest to a QEMU tree.
+#
+# Copies qemu-model/sacc.c, include/sacc_hw.h and qemu-model/sacc-test.c
+# into the tree and adds marked blocks to hw/misc/Kconfig,
+# hw/misc/meson.build, hw/misc/trace-events and tests/qtest/meson.build.
+# Idempotent: files are only rewritten when their content changes (so a
+# second run touches nothing and ninja rebuilds nothing), and a changed
+# sacc.c or trace-events replaces the old copy or block.
+set -euo pipefail
+
+die() {
+	echo "apply.sh: error: $*" >&2
+	exit 1
+}
+
+[ $# -eq 1 ] || die "usage: $0 QEMU_SRC_DIR"
+qemu=$1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+repo=$(cd "$here/.." && pwd)
+
+[ -d "$qemu" ] || die "'$qemu' is not a directory"
+for f in hw/misc/Kconfig hw/misc/meson.build hw/misc/trace-events \
+	 tests/qtest/meson.build include/hw/pci/msix.h; do
+	[ -f "$qemu/$f" ] || die "'$qemu' does not look like a QEMU source tree (no $f)"
+done
+for f in "$here/sacc.c" "$here/sacc-test.c" "$here/trace-events" \
+	 "$repo/include/sacc_hw.h"; do
+	[ -f "$f" ] || die "missing $f"
+done
+grep -q 'qemu_bh_new_guarded' "$qemu/include/qemu/main-loop.h" ||
+	die "this QEMU has no qemu_bh_new_guarded (need 7.2 with the re-entrancy fixes, e.g. Debian bookworm's)"
+
+BEGIN='# BEGIN sacc (added by qemu-model/apply.sh, do not edit)'
+END='# END sacc'
+changed=0
+
+# install_if_changed NEW DEST: replace DEST with NEW unless identical.
+install_if_changed() {
+	if cmp -s "$1" "$2"; then
+		return
+	fi
+	mkdir -p "$(dirname "$2")"
+	cp "$1" "$2.sacc-tmp"
+	mv "$2.sacc-tmp" "$2"
+	echo "apply.sh: updated ${2#"$qemu"/}"
+	changed=1
+}
+
+# put_block FILE CONTENT_FILE [ANCHOR]: make FILE contain exactly one marked
+# block with CONTENT_FILE's text, right after the line equal to ANCHOR, or
+# at the end of the file without an anchor.
+put_block() {
+	local file=$1 content=$2 anchor=${3-} tmp
+	tmp=$(mktemp)
+	awk -v b="$BEGIN" -v e="$END" '
+		$0 == b { skip = 1; next }
+		$0 == e && skip { skip = 0; next }
+		!skip' "$file" >"$tmp.stripped"
+	if [ -n "$anchor" ]; then
+		grep -qxF -- "$anchor" "$tmp.stripped" ||
+			die "cannot find the line '$anchor' in ${file#"$qemu"/}"
+		awk -v a="$anchor" -v b="$BEGIN" -v e="$END" -v c="$content" '
+			{ print }
+			$0 == a && !done {
+				print b
+				while ((getline l < c) > 0)
+					print l
+				print e
+				done = 1
+			}' "$tmp.stripped" >"$tmp"
+	else
+		{
+			cat "$tmp.stripped"
+			# keep the block on its own lines
+			[ -z "$(tail -c1 "$tmp.stripped")" ] || echo
+			echo "$BEGIN"
+			cat "$content"
+			echo "$END"
+		} >"$tmp"
+	fi
+	install_if_changed "$tmp" "$file"
+	rm -f "$tmp" "$tmp.stripped"
+}
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+install_if_changed "$here/sacc.c" "$qemu/hw/misc/sacc.c"
+install_if_changed "$repo/include/sacc_hw.h" "$qemu/include/hw/misc/sacc_hw.h"
+install_if_changed "$here/sacc-test.c" "$qemu/tests/qtest/sacc-test.c"
+
+cat >"$work/Kconfig" <<'EOF'
+config SACC
+    bool
+    default y if PCI_DEVICES
+    depends on PCI && MSI_NONBROKEN
+EOF
+put_block "$qemu/hw/misc/Kconfig" "$work/Kconfig"
+
+cat >"$work/meson" <<'EOF'
+softmmu_ss.add(when: 'CONFIG_SACC', if_true: files('sacc.c'))
+EOF
+put_block "$qemu/hw/misc/meson.build" "$work/meson"
+
+put_block "$qemu/hw/misc/trace-events" "$here/trace-events"
+
+# x86_64 only: the qtest drives the device on q35.
+cat >"$work/qtest" <<'EOF'
+qtests_x86_64 += (config_all_devices.has_key('CONFIG_SACC') ? ['sacc-test'] : [])
+EOF
+put_block "$qemu/tests/qtest/meson.build" "$work/qtest" \
+	'qtests_x86_64 = qtests_i386'
+
+if [ $changed -eq 0 ]; then
+	echo "apply.sh: $qemu already up to date"
+fi
