@@ -29,7 +29,7 @@ SACC_MODULES=(irqbypass vfio vfio_iommu_type1 vfio_virqfd vfio-pci-core vfio-pci
 SACC_FIRMWARE_DIRS=(/usr/share/seabios /usr/share/qemu /usr/lib/ipxe/qemu)
 
 log() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
-note() { printf '    %s\n' "$*" >&2; }
+note() { [ -n "${SACC_QUIET:-}" ] || printf '    %s\n' "$*" >&2; }
 die() {
 	printf 'error: %s\n' "$1" >&2
 	shift
