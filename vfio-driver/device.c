@@ -1,0 +1,629 @@
+// SPDX-License-Identifier: MIT
+/*
+ * device.c - BAR0 mapping, register access, MSI-X, reset and the spec's
+ * init sequence; sacc_open() and sacc_close().
+ *
+ * BAR0 is mapped as two separate 4 KiB mappings: the register page
+ * (offset 0) and the doorbell page (offset 0x1000), so the submission
+ * hot path only ever touches the doorbell mapping.
+ */
+#include <errno.h>
+#include <linux/vfio.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sacc_priv.h"
+
+/* ---- names for numbers (also used by saccctl) ---- */
+
+const char *sacc_status_str(unsigned int status)
+{
+	switch (status) {
+	case SACC_STS_OK:
+		return "ok";
+	case SACC_STS_BAD_OPCODE:
+		return "bad opcode";
+	case SACC_STS_DMA_FAULT:
+		return "DMA fault";
+	case SACC_STS_BAD_LENGTH:
+		return "bad length";
+	}
+	return "unknown status";
+}
+
+const char *sacc_err_code_str(uint32_t code)
+{
+	switch (code) {
+	case SACC_ERR_NONE:
+		return "none";
+	case SACC_ERR_BAD_OPCODE:
+		return "unknown opcode";
+	case SACC_ERR_DMA:
+		return "DMA fault or misaligned ring base";
+	case SACC_ERR_INVALID:
+		return "bad size, doorbell or CQ_HEAD value";
+	case SACC_ERR_NOT_READY:
+		return "doorbell while not READY";
+	}
+	return "unknown error code";
+}
+
+const char *sacc_fault_access_str(uint32_t info)
+{
+	switch (info & SACC_FAULT_ACCESS_MASK) {
+	case SACC_FAULT_DESC_FETCH:
+		return "descriptor fetch";
+	case SACC_FAULT_SRC_READ:
+		return "source read";
+	case SACC_FAULT_DST_WRITE:
+		return "destination write";
+	case SACC_FAULT_CQ_WRITE:
+		return "completion write";
+	}
+	return "unknown access";
+}
+
+const char *sacc_opcode_str(unsigned int opcode)
+{
+	switch (opcode) {
+	case SACC_OP_NOP:
+		return "nop";
+	case SACC_OP_MEMCPY:
+		return "memcpy";
+	case SACC_OP_XFORM:
+		return "xform";
+	}
+	return "unknown";
+}
+
+/* ---- register access ---- */
+
+uint32_t sacc_rd(struct sacc_dev *dev, uint32_t off)
+{
+	uint32_t v;
+
+	if (off < SACC_PAGE_SIZE && dev->regs)
+		return dev->regs[off / 4];
+	if (off >= SACC_PAGE_SIZE && dev->db)
+		return dev->db[(off - SACC_PAGE_SIZE) / 4];
+	if (pread(dev->device_fd, &v, 4, (off_t)(dev->bar0.offset + off)) != 4)
+		return UINT32_MAX;
+	return v;
+}
+
+void sacc_wr(struct sacc_dev *dev, uint32_t off, uint32_t val)
+{
+	if (off < SACC_PAGE_SIZE && dev->regs) {
+		dev->regs[off / 4] = val;
+		return;
+	}
+	if (off >= SACC_PAGE_SIZE && dev->db) {
+		dev->db[(off - SACC_PAGE_SIZE) / 4] = val;
+		return;
+	}
+	if (pwrite(dev->device_fd, &val, 4, (off_t)(dev->bar0.offset + off)) !=
+	    4) {
+		/* Nothing sane to do; the caller's next read will show it. */
+	}
+}
+
+static int check_reg_off(struct sacc_dev *dev, uint32_t off)
+{
+	if (!dev || (dev->device_fd < 0 && !dev->regs))
+		return sacc_seterr(dev, EBADF, "device is not open");
+	if (off % 4 || off >= SACC_BAR0_SIZE)
+		return sacc_seterr(dev, EINVAL,
+				   "register offset 0x%x: must be 4-byte "
+				   "aligned and below 0x%x",
+				   off, SACC_BAR0_SIZE);
+	return 0;
+}
+
+int sacc_reg_read(struct sacc_dev *dev, uint32_t off, uint32_t *val)
+{
+	int ret = check_reg_off(dev, off);
+
+	if (ret)
+		return ret;
+	*val = sacc_rd(dev, off);
+	return 0;
+}
+
+int sacc_reg_write(struct sacc_dev *dev, uint32_t off, uint32_t val)
+{
+	int ret = check_reg_off(dev, off);
+
+	if (ret)
+		return ret;
+	sacc_wr(dev, off, val);
+	return 0;
+}
+
+/* ---- BAR0 ---- */
+
+int sacc_bar_map(struct sacc_dev *dev)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	void *p;
+
+	dev->regs = NULL;
+	dev->db = NULL;
+	if (!(dev->bar0.flags & VFIO_REGION_INFO_FLAG_MMAP) ||
+	    pg != SACC_PAGE_SIZE) {
+		if (dev->doorbell == SACC_DOORBELL_MMAP)
+			return sacc_seterr(
+			    dev, ENOTSUP,
+			    "%s: BAR0 cannot be mmapped in 4 KiB "
+			    "pages here (VFIO region flags 0x%x, "
+			    "page size %ld); open it with the "
+			    "syscall doorbell",
+			    dev->bdf, dev->bar0.flags, pg);
+		return 0; /* registers through pread/pwrite */
+	}
+	p = mmap(NULL, SACC_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 dev->device_fd, (off_t)dev->bar0.offset);
+	if (p == MAP_FAILED)
+		return sacc_seterr(dev, errno,
+				   "%s: mmap of the BAR0 register page: %s",
+				   dev->bdf, strerror(errno));
+	dev->regs = p;
+	p = mmap(NULL, SACC_PAGE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 dev->device_fd,
+		 (off_t)(dev->bar0.offset + SACC_DOORBELL_OFFSET));
+	if (p == MAP_FAILED)
+		return sacc_seterr(dev, errno,
+				   "%s: mmap of the BAR0 doorbell page: %s",
+				   dev->bdf, strerror(errno));
+	dev->db = p;
+	return 0;
+}
+
+void sacc_bar_unmap(struct sacc_dev *dev)
+{
+	if (dev->db)
+		munmap((void *)dev->db, SACC_PAGE_SIZE);
+	if (dev->regs)
+		munmap((void *)dev->regs, SACC_PAGE_SIZE);
+	dev->db = NULL;
+	dev->regs = NULL;
+}
+
+static int check_identity(struct sacc_dev *dev)
+{
+	uint32_t magic = sacc_rd(dev, SACC_REG_MAGIC);
+	uint32_t ver = sacc_rd(dev, SACC_REG_VERSION);
+
+	if (magic == UINT32_MAX)
+		return sacc_seterr(dev, EIO,
+				   "%s: registers read all-ones: the device "
+				   "does not answer (memory space disabled, "
+				   "or it was removed)",
+				   dev->bdf);
+	if (magic != SACC_MAGIC)
+		return sacc_seterr(dev, ENODEV,
+				   "%s: MAGIC reads 0x%08x, a SACC device has "
+				   "0x%08x",
+				   dev->bdf, magic, SACC_MAGIC);
+	if (ver != SACC_VERSION)
+		return sacc_seterr(dev, ENOTSUP,
+				   "%s: device VERSION %u, libsacc speaks %u",
+				   dev->bdf, ver, SACC_VERSION);
+	return 0;
+}
+
+/* ---- MSI-X vector 0 -> eventfd ---- */
+
+int sacc_irq_enable(struct sacc_dev *dev)
+{
+	struct vfio_irq_info ii = {.argsz = sizeof(ii),
+				   .index = VFIO_PCI_MSIX_IRQ_INDEX};
+	union {
+		struct vfio_irq_set set;
+		char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+	} u;
+	int32_t fd;
+
+	if (dev->irq_enabled)
+		return 0;
+	if (ioctl(dev->device_fd, VFIO_DEVICE_GET_IRQ_INFO, &ii))
+		return sacc_seterr(dev, errno,
+				   "%s: VFIO_DEVICE_GET_IRQ_INFO(MSI-X): %s",
+				   dev->bdf, strerror(errno));
+	if (ii.count < 1 || !(ii.flags & VFIO_IRQ_INFO_EVENTFD))
+		return sacc_seterr(dev, ENOTSUP,
+				   "%s: no MSI-X vector usable with an eventfd "
+				   "(count %u, flags 0x%x)",
+				   dev->bdf, ii.count, ii.flags);
+	if (dev->irq_fd < 0) {
+		dev->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+		if (dev->irq_fd < 0)
+			return sacc_seterr(dev, errno, "eventfd: %s",
+					   strerror(errno));
+	}
+	memset(&u, 0, sizeof(u));
+	u.set.argsz = sizeof(u.buf);
+	u.set.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+	u.set.index = VFIO_PCI_MSIX_IRQ_INDEX;
+	u.set.start = 0;
+	u.set.count = 1;
+	fd = dev->irq_fd;
+	memcpy(u.set.data, &fd, sizeof(fd));
+	if (ioctl(dev->device_fd, VFIO_DEVICE_SET_IRQS, &u.set))
+		return sacc_seterr(dev, errno,
+				   "%s: VFIO_DEVICE_SET_IRQS(MSI-X vector 0 -> "
+				   "eventfd): %s",
+				   dev->bdf, strerror(errno));
+	dev->irq_enabled = true;
+	return 0;
+}
+
+void sacc_irq_disable(struct sacc_dev *dev)
+{
+	struct vfio_irq_set set = {
+	    .argsz = sizeof(set),
+	    .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
+	    .index = VFIO_PCI_MSIX_IRQ_INDEX,
+	    .start = 0,
+	    .count = 0,
+	};
+
+	if (dev->irq_enabled)
+		ioctl(dev->device_fd, VFIO_DEVICE_SET_IRQS, &set);
+	dev->irq_enabled = false;
+}
+
+/* ---- reset and init ---- */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void short_sleep(unsigned int iter)
+{
+	struct timespec ts = {0, iter < 10 ? 1000 : 100000};
+
+	nanosleep(&ts, NULL);
+}
+
+/*
+ * Reset the device.  With @flr: VFIO_DEVICE_RESET (PCIe FLR, which also
+ * resets MSI-X, so interrupts are torn down around it and bus mastering
+ * is re-enabled after it), falling back to CTRL.RESET.  Without: only
+ * CTRL.RESET, which the spec defines to the same register effect and
+ * "no DMA after it returns", minus the 100 ms an FLR costs.  (vfio-pci
+ * itself FLRs the function when the device fd is opened and released.)
+ */
+int sacc_hw_reset(struct sacc_dev *dev, bool flr)
+{
+	bool had_irq = dev->irq_enabled;
+	bool done = false;
+	uint64_t deadline;
+	unsigned int i;
+	int ret;
+
+	dev->initialised = false;
+	if (flr && dev->has_flr) {
+		sacc_irq_disable(dev);
+		if (ioctl(dev->device_fd, VFIO_DEVICE_RESET) == 0)
+			done = true;
+	}
+	if (!done) {
+		sacc_wr(dev, SACC_REG_CTRL, SACC_CTRL_RESET);
+		deadline = now_ns() + SACC_READY_TIMEOUT_MS * 1000000ull;
+		for (i = 0; sacc_rd(dev, SACC_REG_CTRL) & SACC_CTRL_RESET;
+		     i++) {
+			if (now_ns() > deadline)
+				return sacc_seterr(dev, ETIMEDOUT,
+						   "%s: CTRL.RESET did not "
+						   "clear within %d ms",
+						   dev->bdf,
+						   SACC_READY_TIMEOUT_MS);
+			short_sleep(i);
+		}
+	}
+	ret = sacc_enable_bus_master(dev);
+	if (ret)
+		return ret;
+	ret = check_identity(dev);
+	if (ret)
+		return ret;
+	if (had_irq && !dev->irq_enabled)
+		return sacc_irq_enable(dev);
+	return 0;
+}
+
+/* Message for a device in STATUS.ERROR (a fatal ring error). */
+int sacc_fatal_msg(struct sacc_dev *dev, const char *what)
+{
+	uint32_t st = sacc_rd(dev, SACC_REG_STATUS);
+	uint32_t code = sacc_rd(dev, SACC_REG_ERR_CODE);
+	uint32_t info = sacc_rd(dev, SACC_REG_FAULT_INFO);
+	uint32_t cnt = sacc_rd(dev, SACC_REG_FAULT_COUNT);
+	uint32_t req = sacc_rd(dev, SACC_REG_FAULT_REQ_ID);
+	uint64_t addr = sacc_rd(dev, SACC_REG_FAULT_ADDR) |
+			(uint64_t)sacc_rd(dev, SACC_REG_FAULT_ADDR + 4) << 32;
+	struct sacc_iova_lookup lk;
+	char where[192] = "";
+
+	if (!cnt)
+		return sacc_seterr(dev, EIO,
+				   "%s: %s: device stopped (STATUS 0x%x, "
+				   "ERR_CODE %u: %s); call sacc_reset()",
+				   dev->bdf, what, st, code,
+				   sacc_err_code_str(code));
+	if (dev->dma && sacc_dma_lookup(dev->dma, addr, 0, &lk) == 0) {
+		where[0] = ' ';
+		where[1] = '(';
+		sacc_iova_lookup_format(&lk, where + 2, sizeof(where) - 3);
+		strcat(where, ")");
+	}
+	return sacc_seterr(dev, EIO,
+			   "%s: %s: device stopped (STATUS 0x%x, ERR_CODE %u: "
+			   "%s); last DMA fault: %s %s at IOVA 0x%llx%s, "
+			   "req_id %u, %u fault%s since reset; call "
+			   "sacc_reset()",
+			   dev->bdf, what, st, code, sacc_err_code_str(code),
+			   sacc_fault_access_str(info),
+			   info & SACC_FAULT_IS_WRITE ? "(write)" : "(read)",
+			   (unsigned long long)addr, where, req, cnt,
+			   cnt == 1 ? "" : "s");
+}
+
+/*
+ * The spec's init sequence, on a freshly reset device: check identity,
+ * program the ring registers (rings zeroed), set CTRL.ENABLE, wait for
+ * STATUS.READY (bounded), fail with ERR_CODE decoded on STATUS.ERROR.
+ */
+int sacc_hw_init(struct sacc_dev *dev)
+{
+	uint64_t sq = sacc_buf_iova(dev->sq_buf);
+	uint64_t cq = sacc_buf_iova(dev->cq_buf);
+	uint64_t deadline;
+	uint32_t st;
+	unsigned int i;
+	int ret;
+
+	ret = check_identity(dev);
+	if (ret)
+		return ret;
+	st = sacc_rd(dev, SACC_REG_STATUS);
+	if (st & SACC_STATUS_READY)
+		return sacc_seterr(dev, EIO,
+				   "%s: device is READY right after reset "
+				   "(STATUS 0x%x)",
+				   dev->bdf, st);
+	/* Whatever was outstanding is gone with the reset. */
+	sacc_queue_abandon(dev);
+	ret = sacc_sq_init(&dev->sq, sacc_buf_va(dev->sq_buf), dev->sq_entries);
+	if (!ret)
+		ret = sacc_cq_init(&dev->cq, sacc_buf_va(dev->cq_buf),
+				   dev->cq_entries);
+	if (ret)
+		return sacc_seterr(dev, ret, "%s: ring init failed", dev->bdf);
+	dev->empty_polls = 0;
+
+	sacc_wr(dev, SACC_REG_SQ_BASE, (uint32_t)sq);
+	sacc_wr(dev, SACC_REG_SQ_BASE + 4, (uint32_t)(sq >> 32));
+	sacc_wr(dev, SACC_REG_SQ_SIZE, dev->sq_entries);
+	sacc_wr(dev, SACC_REG_CQ_BASE, (uint32_t)cq);
+	sacc_wr(dev, SACC_REG_CQ_BASE + 4, (uint32_t)(cq >> 32));
+	sacc_wr(dev, SACC_REG_CQ_SIZE, dev->cq_entries);
+	if (sacc_rd(dev, SACC_REG_SQ_BASE) != (uint32_t)sq ||
+	    sacc_rd(dev, SACC_REG_SQ_BASE + 4) != (uint32_t)(sq >> 32) ||
+	    sacc_rd(dev, SACC_REG_SQ_SIZE) != dev->sq_entries ||
+	    sacc_rd(dev, SACC_REG_CQ_BASE) != (uint32_t)cq ||
+	    sacc_rd(dev, SACC_REG_CQ_BASE + 4) != (uint32_t)(cq >> 32) ||
+	    sacc_rd(dev, SACC_REG_CQ_SIZE) != dev->cq_entries)
+		return sacc_seterr(dev, EIO,
+				   "%s: ring registers did not take the "
+				   "values written",
+				   dev->bdf);
+
+	sacc_wr(dev, SACC_REG_CTRL, SACC_CTRL_ENABLE);
+	deadline = now_ns() + SACC_READY_TIMEOUT_MS * 1000000ull;
+	for (i = 0;; i++) {
+		st = sacc_rd(dev, SACC_REG_STATUS);
+		if (st & SACC_STATUS_ERROR) {
+			uint32_t code = sacc_rd(dev, SACC_REG_ERR_CODE);
+
+			return sacc_seterr(
+			    dev, EIO,
+			    "%s: enable failed: STATUS 0x%x, "
+			    "ERR_CODE %u (%s); SQ 0x%llx x %u, "
+			    "CQ 0x%llx x %u",
+			    dev->bdf, st, code, sacc_err_code_str(code),
+			    (unsigned long long)sq, dev->sq_entries,
+			    (unsigned long long)cq, dev->cq_entries);
+		}
+		if (st & SACC_STATUS_READY)
+			break;
+		if (now_ns() > deadline)
+			return sacc_seterr(dev, ETIMEDOUT,
+					   "%s: not READY %d ms after enable "
+					   "(STATUS 0x%x)",
+					   dev->bdf, SACC_READY_TIMEOUT_MS, st);
+		short_sleep(i);
+	}
+	dev->initialised = true;
+	dev->broken = false;
+	return 0;
+}
+
+/*
+ * Stop all device DMA: clear ENABLE, then reset (the spec guarantees no
+ * DMA once reset returns).  Called before anything it could DMA into is
+ * unmapped.
+ */
+void sacc_hw_quiesce(struct sacc_dev *dev)
+{
+	if (dev->device_fd < 0)
+		return;
+	sacc_wr(dev, SACC_REG_CTRL, 0);
+	if (sacc_hw_reset(dev, false))
+		sacc_hw_reset(dev, true); /* not answering: FLR it */
+	sacc_irq_disable(dev);
+	dev->initialised = false;
+}
+
+/* ---- open / close / reset ---- */
+
+static int check_opts(const struct sacc_open_opts *o, uint32_t *sq,
+		      uint32_t *cq)
+{
+	*sq = o && o->sq_entries ? o->sq_entries : SACC_DEFAULT_ENTRIES;
+	*cq = o && o->cq_entries ? o->cq_entries : *sq;
+	if (!sacc_ring_size_valid(*sq) || !sacc_ring_size_valid(*cq))
+		return sacc_seterr(NULL, EINVAL,
+				   "ring sizes must be powers of two from %u "
+				   "to %u (got SQ %u, CQ %u)",
+				   SACC_RING_MIN_ENTRIES, SACC_RING_MAX_ENTRIES,
+				   *sq, *cq);
+	if (o && o->doorbell != SACC_DOORBELL_MMAP &&
+	    o->doorbell != SACC_DOORBELL_SYSCALL)
+		return sacc_seterr(NULL, EINVAL, "unknown doorbell mode %d",
+				   (int)o->doorbell);
+	if (o && (o->flags & ~SACC_OPEN_NO_INIT))
+		return sacc_seterr(NULL, EINVAL, "unknown open flags 0x%x",
+				   o->flags & ~SACC_OPEN_NO_INIT);
+	return 0;
+}
+
+int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
+	      struct sacc_dev **out)
+{
+	struct sacc_dev *dev;
+	char norm[SACC_BDF_MAX];
+	uint32_t sq, cq;
+	int ret;
+
+	if (!out)
+		return sacc_seterr(NULL, EINVAL, "sacc_open: out is NULL");
+	*out = NULL;
+	ret = sacc_bdf_parse(bdf, norm);
+	if (ret)
+		return ret;
+	ret = check_opts(opts, &sq, &cq);
+	if (ret)
+		return ret;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return sacc_seterr(NULL, ENOMEM, "out of memory");
+	memcpy(dev->bdf, norm, sizeof(dev->bdf));
+	dev->group = -1;
+	dev->container_fd = dev->group_fd = dev->device_fd = -1;
+	dev->irq_fd = -1;
+	dev->sq_entries = sq;
+	dev->cq_entries = cq;
+	dev->doorbell = opts ? opts->doorbell : SACC_DOORBELL_MMAP;
+	dev->flags = opts ? opts->flags : 0;
+	dev->next_req_id = 1;
+
+	ret = sacc_vfio_open(dev);
+	if (ret)
+		goto fail;
+	ret = sacc_dev_dma_open(dev);
+	if (ret)
+		goto fail;
+	ret = sacc_bar_map(dev);
+	if (ret)
+		goto fail;
+	if (dev->flags & SACC_OPEN_NO_INIT) {
+		ret = check_identity(dev);
+		if (ret)
+			goto fail;
+		*out = dev;
+		return 0;
+	}
+	ret = sacc_queue_alloc(dev);
+	if (ret)
+		goto fail;
+	ret = sacc_irq_enable(dev);
+	if (ret)
+		goto fail;
+	ret = sacc_hw_reset(dev, false);
+	if (ret)
+		goto fail;
+	ret = sacc_hw_init(dev);
+	if (ret)
+		goto fail;
+	*out = dev;
+	return 0;
+fail:
+	/* Keep the message: sacc_close() must not overwrite it. */
+	{
+		char msg[SACC_ERRMSG_MAX];
+
+		memcpy(msg, dev->err, sizeof(msg));
+		sacc_close(dev);
+		sacc_seterr(NULL, ret, "%s", msg);
+	}
+	return ret;
+}
+
+void sacc_close(struct sacc_dev *dev)
+{
+	if (!dev)
+		return;
+	/* 1. No more DMA: disable, reset, interrupts off. */
+	sacc_hw_quiesce(dev);
+	/* 2. Only now unmap what the device could have written. */
+	sacc_queue_free(dev);
+	sacc_buf_free_all(dev);
+	sacc_dev_dma_close(dev);
+	/* 3. Close everything. */
+	sacc_bar_unmap(dev);
+	if (dev->irq_fd >= 0)
+		close(dev->irq_fd);
+	dev->irq_fd = -1;
+	sacc_vfio_close(dev);
+	free(dev);
+}
+
+int sacc_reset(struct sacc_dev *dev)
+{
+	int ret;
+
+	if (!dev)
+		return sacc_seterr(NULL, EINVAL, "sacc_reset: dev is NULL");
+	if (dev->flags & SACC_OPEN_NO_INIT) {
+		sacc_wr(dev, SACC_REG_CTRL, 0);
+		ret = sacc_hw_reset(dev, true);
+		if (!ret)
+			dev->stats.resets++;
+		return ret;
+	}
+	/* Stop DMA first; outstanding descriptors are abandoned. */
+	sacc_wr(dev, SACC_REG_CTRL, 0);
+	ret = sacc_hw_reset(dev, true);
+	if (ret)
+		return ret;
+	if (!dev->irq_enabled) {
+		ret = sacc_irq_enable(dev);
+		if (ret)
+			return ret;
+	}
+	/* Drain any interrupt left over from before the reset. */
+	if (dev->irq_fd >= 0) {
+		uint64_t v;
+
+		if (read(dev->irq_fd, &v, sizeof(v)) < 0) {
+			/* EAGAIN: nothing pending */
+		}
+	}
+	ret = sacc_hw_init(dev);
+	if (ret)
+		return ret;
+	dev->stats.resets++;
+	return 0;
+}

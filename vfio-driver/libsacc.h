@@ -1,0 +1,357 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libsacc.h - userspace VFIO driver for the SACC accelerator.
+ *
+ * The one public header of libsacc.  A sacc_dev owns one SACC function
+ * through VFIO (its own container, so its own IOVA space), maps BAR0's
+ * register page and doorbell page separately, DMA-maps its rings and
+ * buffers through iommu/ (page-granular, guard pages, least privilege)
+ * and submits work kernel-bypass style.
+ *
+ * Errors: every call that can fail returns a negative errno and leaves a
+ * message with context, readable with sacc_errmsg(dev) (or
+ * sacc_errmsg(NULL) for calls without a device, and for sacc_open()).
+ * libsacc never prints, never aborts and never waits on the device
+ * without a bound.
+ *
+ * Threads: a sacc_dev is not thread safe; use one per thread or lock
+ * around it.  Different devices may be used from different threads.
+ *
+ * Typical use:
+ *
+ *	struct sacc_dev *dev;
+ *	struct sacc_buf *src, *dst;
+ *	struct sacc_result res;
+ *
+ *	if (sacc_open("0000:00:03.0", NULL, &dev) < 0)
+ *		die(sacc_errmsg(NULL));
+ *	sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "src", &src);
+ *	sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "dst", &dst);
+ *	struct sacc_op op = { .opcode = SACC_OP_MEMCPY, .len = 4096,
+ *			      .src = src, .dst = dst };
+ *	sacc_submit(dev, &op, 1);
+ *	while (sacc_poll(dev, &res, 1) == 0)
+ *		;				(bound this loop in real code)
+ *	sacc_buf_free(src); sacc_buf_free(dst); sacc_close(dev);
+ */
+#ifndef LIBSACC_H
+#define LIBSACC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sacc_hw.h"	/* opcodes, status codes, registers, descriptors */
+#include "sacc_iommu.h" /* enum sacc_dma_dir, struct sacc_iova_range */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* "0000:00:03.0" plus NUL, with room to spare. */
+#define SACC_BDF_MAX	     16
+#define SACC_DEFAULT_ENTRIES 256u
+
+struct sacc_dev;
+struct sacc_buf;
+
+/* ---- errors and names ---- */
+
+/*
+ * The message of the last failure: of a call on @dev, or, with @dev
+ * NULL, of the last failing libsacc call in this thread (sacc_open()
+ * failures are only there, as there is no device).  Never NULL.
+ */
+const char *sacc_errmsg(const struct sacc_dev *dev);
+
+const char *sacc_opcode_str(unsigned int opcode);	/* "nop", "memcpy" */
+const char *sacc_status_str(unsigned int status);	/* SACC_STS_* */
+const char *sacc_err_code_str(uint32_t err_code);	/* SACC_ERR_* */
+const char *sacc_fault_access_str(uint32_t fault_info); /* FAULT_INFO */
+
+/* ---- PCI discovery and binding (sysfs; $SACC_SYSFS_ROOT overrides /sys) */
+
+/*
+ * Validate and normalise a PCI address: "00:03.0" or "0000:00:03.0"
+ * (hex, any case) into "0000:00:03.0".  -EINVAL with a message.
+ */
+int sacc_bdf_parse(const char *in, char out[SACC_BDF_MAX]);
+
+struct sacc_pci_dev {
+	char bdf[SACC_BDF_MAX];
+	uint16_t vendor, device;
+	uint16_t subsys_vendor, subsys_device;
+	uint8_t revision;
+	uint32_t class_code; /* 24-bit class/subclass/prog-if */
+	bool is_sacc;	     /* vendor/device are SACC's */
+	char driver[64];     /* bound driver, "" if none */
+	int iommu_group;     /* -1 if none (IOMMU off) */
+};
+
+/*
+ * Fill @out[0..max) with the SACC devices present, sorted by address.
+ * Returns how many there are (may exceed @max), 0 if none, or -errno.
+ */
+int sacc_pci_list(struct sacc_pci_dev *out, unsigned int max);
+
+/* Identity, driver and group of any PCI device.  -ENODEV if absent. */
+int sacc_pci_get(const char *bdf, struct sacc_pci_dev *out);
+
+/* Bound driver's name into @out ("" if none): 1 bound, 0 not, -errno. */
+int sacc_pci_driver(const char *bdf, char *out, size_t len);
+
+/* IOMMU group number, or -ENOENT if the device has none. */
+int sacc_pci_iommu_group(const char *bdf);
+
+struct sacc_pci_bar {
+	uint64_t start;
+	uint64_t size;	/* 0: BAR not implemented */
+	uint64_t flags; /* IORESOURCE_* as in sysfs "resource" */
+};
+
+/* BARs 0-5 from sysfs "resource". */
+int sacc_pci_bars(const char *bdf, struct sacc_pci_bar bars[6]);
+
+bool sacc_iommu_enabled(void);	 /* /sys/kernel/iommu_groups non-empty */
+bool sacc_vfio_pci_loaded(void); /* /sys/bus/pci/drivers/vfio-pci exists */
+
+/*
+ * Would VFIO accept group @group, ignoring @self (may be NULL)?  1 yes;
+ * 0 no, with @why naming each member bound to a non-vfio driver, e.g.
+ * "0000:00:03.1 is bound to ahci; bind it to vfio-pci or unbind it";
+ * -errno if the group cannot be read.
+ */
+int sacc_group_viable(int group, const char *self, char *why, size_t len);
+
+/*
+ * Bind a SACC device to vfio-pci: driver_override, unbind from its
+ * current driver, drivers_probe, check.  Refuses non-SACC devices.
+ * Checks first, with messages saying what to do: device present, IOMMU
+ * on and the device in a group, vfio-pci loaded.  0 if already bound.
+ * Does not check the other members of the group (sacc_group_viable()).
+ */
+int sacc_pci_bind_vfio(const char *bdf);
+
+/* Clear driver_override and unbind from the current driver, if any. */
+int sacc_pci_unbind(const char *bdf);
+
+/* ---- open / close ---- */
+
+enum sacc_doorbell {
+	/* 32-bit store to the mmapped doorbell page: no kernel entry. */
+	SACC_DOORBELL_MMAP = 0,
+	/* pwrite() of 4 bytes at BAR0 + 0x1000 on the VFIO device fd. */
+	SACC_DOORBELL_SYSCALL = 1,
+};
+
+/*
+ * Map BAR0 and open VFIO only: no reset, no rings, no interrupts, so
+ * sacc_submit()/sacc_poll()/sacc_wait() return -ENOTCONN.  For tools
+ * that only read registers (saccctl info) and for fault injection that
+ * programs the device by hand.
+ */
+#define SACC_OPEN_NO_INIT (1u << 0)
+
+struct sacc_open_opts {
+	uint32_t sq_entries; /* power of two 2..65536; 0 = 256 */
+	uint32_t cq_entries; /* power of two 2..65536; 0 = sq_entries */
+	enum sacc_doorbell doorbell;
+	unsigned int flags; /* SACC_OPEN_* */
+};
+
+/*
+ * Open the SACC function at @bdf (NULL @opts: defaults): check binding,
+ * container (API version, Type1v2), group (viability, with the names of
+ * the devices that spoil it), device fd, bus master, DMA context, BAR0
+ * register and doorbell pages, MSI-X vector 0 on an eventfd, reset
+ * (FLR), ring buffers, enable, wait for READY.  On failure nothing is
+ * left open and sacc_errmsg(NULL) says why and what to do.
+ */
+int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
+	      struct sacc_dev **out);
+
+/*
+ * Disable and reset the device (so it cannot DMA any more), then unmap
+ * and free every buffer still allocated on it, then close the fds.
+ * Safe with NULL.  Buffers of @dev are invalid afterwards.
+ */
+void sacc_close(struct sacc_dev *dev);
+
+/*
+ * Reset (FLR, or CTRL.RESET) and run the init sequence again.  Every
+ * outstanding operation is abandoned (no result for it); buffers stay
+ * mapped.  Also the way out of a fatal device error or an untrusted
+ * completion.
+ */
+int sacc_reset(struct sacc_dev *dev);
+
+/* ---- accessors ---- */
+
+const char *sacc_dev_bdf(const struct sacc_dev *dev);
+int sacc_dev_group(const struct sacc_dev *dev);
+enum sacc_doorbell sacc_dev_doorbell(const struct sacc_dev *dev);
+uint32_t sacc_dev_sq_entries(const struct sacc_dev *dev);
+uint32_t sacc_dev_cq_entries(const struct sacc_dev *dev);
+
+/*
+ * The container's usable IOVA ranges (VFIO_IOMMU_GET_INFO): up to @max
+ * into @out; returns how many there are.  *pgsizes (may be NULL) gets
+ * the IOMMU page size bitmap.
+ */
+int sacc_dev_iova_ranges(const struct sacc_dev *dev,
+			 struct sacc_iova_range *out, unsigned int max,
+			 uint64_t *pgsizes);
+
+/* Operations submitted and not yet reaped; free SQ slots. */
+uint32_t sacc_outstanding(const struct sacc_dev *dev);
+uint32_t sacc_sq_free(const struct sacc_dev *dev);
+
+/* ---- DMA buffers ---- */
+
+#define SACC_BUF_NAME_MAX SACC_DMA_NAME_MAX
+
+/*
+ * Allocate @len bytes (> 0) of fresh zeroed page-granular memory shared
+ * with no other buffer, and map it for the device with least privilege:
+ * SACC_DMA_TO_DEVICE (device reads: source), SACC_DMA_FROM_DEVICE
+ * (device writes: destination), SACC_DMA_BIDIRECTIONAL.  Guard pages of
+ * unmapped IOVA around it.  @name (may be NULL) names it in fault
+ * reports.  -ENOMEM / -ENOSPC name the limit to raise (RLIMIT_MEMLOCK,
+ * dma_entry_limit).
+ */
+int sacc_buf_alloc(struct sacc_dev *dev, size_t len, enum sacc_dma_dir dir,
+		   const char *name, struct sacc_buf **out);
+
+/*
+ * Unmap and free.  -EBUSY (nothing freed) while a submitted operation
+ * still names the buffer: reap it first, or sacc_reset().  NULL is ok.
+ */
+int sacc_buf_free(struct sacc_buf *buf);
+
+void *sacc_buf_va(const struct sacc_buf *buf);
+size_t sacc_buf_len(const struct sacc_buf *buf);
+uint64_t sacc_buf_iova(const struct sacc_buf *buf);
+enum sacc_dma_dir sacc_buf_dir(const struct sacc_buf *buf);
+const char *sacc_buf_name(const struct sacc_buf *buf);
+
+/* ---- submission and completion ---- */
+
+#define SACC_OPF_IRQ (1u << 0) /* interrupt on completion (sacc_wait) */
+
+struct sacc_op {
+	uint16_t opcode;      /* SACC_OP_NOP, _MEMCPY, _XFORM */
+	uint16_t flags;	      /* SACC_OPF_* */
+	uint32_t len;	      /* bytes, 1..SACC_MAX_XFER; NOP: ignored */
+	struct sacc_buf *src; /* device-readable; NOP: NULL */
+	size_t src_off;
+	struct sacc_buf *dst; /* device-writable; NOP: NULL */
+	size_t dst_off;
+	uint64_t cookie; /* returned untouched in the result */
+};
+
+struct sacc_result {
+	uint64_t cookie;
+	uint32_t req_id;
+	uint32_t len;	     /* requested */
+	uint32_t result_len; /* what the device reports done */
+	uint16_t opcode;
+	uint16_t status; /* SACC_STS_*: per-op outcome */
+	bool raw;	 /* submitted with sacc_submit_raw() */
+};
+
+/*
+ * Submit up to @n operations: every one is validated first (opcode,
+ * length, buffers of this device, in bounds, device may read src / write
+ * dst); if any is invalid nothing is submitted (-EINVAL naming it).
+ * Then as many as the SQ has room for get descriptors with driver-chosen
+ * req_ids, one release barrier and ONE doorbell for the batch.
+ * Returns how many were submitted (0 when the SQ is full), or -errno;
+ * -EIO if the device is stopped or untrusted (sacc_reset() it).
+ */
+int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops,
+		unsigned int n);
+
+/*
+ * Reap up to @max completions without blocking, writing CQ_HEAD once.
+ * Every completion is checked: a req_id that is not the oldest
+ * outstanding one (unknown or out of ring order), a result_len larger
+ * than the requested length, an OK status with a short result_len or an
+ * unknown status is a device error: counted, reported as -EIO with the
+ * details, never passed on as a result; the device is then untrusted
+ * until sacc_reset().  Results before the bad entry are returned first.
+ * Also reports -EIO when the device has stopped on a fatal error
+ * (checked on IRQ and every few thousand empty polls).
+ * Returns the number of results (0: none ready) or -errno.
+ */
+int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max);
+
+/*
+ * Sleep until a completion is ready (1), @timeout_ms passes (0; < 0
+ * waits forever) or the device stops (-EIO).  Only operations
+ * submitted with SACC_OPF_IRQ raise the interrupt.  Waits on the MSI-X
+ * eventfd with poll(), acknowledges IRQ_STATUS.  Returns at once if a
+ * completion is already there.
+ */
+int sacc_wait(struct sacc_dev *dev, int timeout_ms);
+
+/* Read STATUS: 0 if READY, -EIO (with the fault record) if stopped. */
+int sacc_check(struct sacc_dev *dev);
+
+struct sacc_stats {
+	uint64_t submitted; /* descriptors handed to the device */
+	uint64_t completed; /* valid completions reaped */
+	uint64_t doorbells; /* doorbell writes */
+	uint64_t cq_head_writes;
+	uint64_t interrupts;	/* MSI-X messages counted by the eventfd */
+	uint64_t by_status[4];	/* completions per SACC_STS_* */
+	uint64_t device_errors; /* untrusted completions, fatal stops */
+	uint64_t abandoned;	/* outstanding ops dropped by resets */
+	uint64_t resets;
+};
+
+void sacc_stats(const struct sacc_dev *dev, struct sacc_stats *out);
+void sacc_stats_clear(struct sacc_dev *dev);
+
+/* ---- registers (tools, tests) ---- */
+
+/* 32-bit access to BAR0 (offset 4-aligned, < 0x2000: page 1 is the
+ * doorbell).  -EINVAL for a bad offset. */
+int sacc_reg_read(struct sacc_dev *dev, uint32_t off, uint32_t *val);
+int sacc_reg_write(struct sacc_dev *dev, uint32_t off, uint32_t val);
+
+/* ---------------------------------------------------------------------
+ * UNSAFE test hooks.  They bypass libsacc's safety checks; for fault
+ * injection only.  Nothing in the normal path uses them.
+ * --------------------------------------------------------------------- */
+
+/*
+ * Submit @d as it is (any opcode, length, flags, src/dst IOVA) with one
+ * doorbell, except req_id, which the driver assigns so the completion
+ * can still be checked.  Returns that req_id (> 0) or -errno; the
+ * result comes back from sacc_poll() with raw = true.
+ * Bypasses libsacc's safety checks; for fault injection only.
+ */
+int sacc_submit_raw(struct sacc_dev *dev, const struct sacc_desc *d);
+
+/*
+ * The device's DMA context (iommu/): map any page-aligned memory with
+ * any permission (sacc_dma_map), unmap, look up the registry for fault
+ * attribution.  Valid until sacc_close().  Mappings made through it are
+ * the caller's to unmap, before freeing the memory.
+ * Bypasses libsacc's safety checks; for fault injection only.
+ */
+struct sacc_dma_ctx *sacc_dev_dma(struct sacc_dev *dev);
+
+/* The VFIO container fd (raw sacc_vfio_map_dma at a chosen IOVA).
+ * Bypasses libsacc's safety checks; for fault injection only. */
+int sacc_dev_container_fd(const struct sacc_dev *dev);
+
+/* IOVAs of the SQ and CQ ring memory (for ring attacks / attribution). */
+uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev);
+uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBSACC_H */

@@ -1,0 +1,139 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sacc_priv.h - libsacc internals shared by its .c files.  Not installed,
+ * not for tools: saccctl and the tests use libsacc.h only.
+ */
+#ifndef SACC_PRIV_H
+#define SACC_PRIV_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "libsacc.h"
+#include "sacc_hw.h"
+#include "sacc_ring.h"
+#include "sacc_iommu.h"
+
+#define SACC_ERRMSG_MAX 512
+
+/* Bounds on how long we believe the device (never trust it to answer). */
+#define SACC_READY_TIMEOUT_MS 1000
+#define SACC_HEALTH_EVERY     4096 /* empty polls between STATUS reads */
+
+/* What the driver remembers about one submitted descriptor. */
+struct sacc_track {
+	uint64_t cookie;
+	struct sacc_buf *src;
+	struct sacc_buf *dst;
+	uint32_t req_id;
+	uint32_t len;
+	uint16_t opcode;
+	uint8_t raw; /* submitted through sacc_submit_raw() */
+	uint8_t irq; /* descriptor asked for an interrupt */
+};
+
+#define SACC_BUF_MAGIC 0x53414342u /* "SACB" while alive */
+
+struct sacc_buf {
+	uint32_t magic;
+	bool internal;	   /* a ring: freed by sacc_close only */
+	uint32_t inflight; /* submitted descriptors naming this buffer */
+	struct sacc_dev *dev;
+	struct sacc_buf *next; /* dev->bufs list */
+	struct sacc_buf *prev;
+	struct sacc_dma_buf dma; /* va, iova, len, map_len, dir */
+	char name[SACC_BUF_NAME_MAX];
+};
+
+struct sacc_region {
+	uint64_t offset; /* in the device fd */
+	uint64_t size;
+	uint32_t flags;
+	bool valid;
+};
+
+struct sacc_dev {
+	char bdf[SACC_BDF_MAX];
+	int group;
+	int container_fd;
+	int group_fd;
+	int device_fd;
+	int irq_fd;	  /* eventfd for MSI-X vector 0, or -1 */
+	bool irq_enabled; /* VFIO_DEVICE_SET_IRQS done */
+	bool has_flr;	  /* VFIO_DEVICE_FLAGS_RESET */
+	bool initialised; /* rings programmed, ENABLE set */
+	bool broken;	  /* the device lied; reset before reuse */
+	enum sacc_doorbell doorbell;
+	unsigned int flags;
+
+	struct sacc_region bar0;
+	struct sacc_region cfg;
+	volatile uint32_t *regs; /* BAR0 page 0, NULL if not mmapped */
+	volatile uint32_t *db;	 /* BAR0 page 1, NULL if not mmapped */
+
+	struct sacc_dma_ctx *dma; /* iommu/: IOVA, mappings, registry */
+
+	/* Rings: memory in two internal buffers, logic from rings/. */
+	struct sacc_buf *sq_buf;
+	struct sacc_buf *cq_buf;
+	struct sacc_sq sq;
+	struct sacc_cq cq;
+	uint32_t sq_entries;
+	uint32_t cq_entries;
+	struct sacc_track *track; /* one per SQ slot */
+	struct sacc_cqe *cqe_tmp; /* reap scratch, cq_entries */
+	uint32_t next_req_id;
+	uint32_t empty_polls;
+	char broken_msg[SACC_ERRMSG_MAX]; /* why it is untrusted */
+
+	struct sacc_buf *bufs; /* every live buffer */
+	struct sacc_stats stats;
+	char err[SACC_ERRMSG_MAX];
+};
+
+/* err.c */
+int sacc_seterr(struct sacc_dev *dev, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int sacc_vseterr(struct sacc_dev *dev, int err, const char *fmt, va_list ap);
+
+/* sysfs.c */
+const char *sacc_sysfs_root(void);
+
+/* vfio.c */
+int sacc_vfio_open(struct sacc_dev *dev);
+void sacc_vfio_close(struct sacc_dev *dev);
+int sacc_cfg_read(struct sacc_dev *dev, uint32_t off, void *buf, size_t len);
+int sacc_cfg_write(struct sacc_dev *dev, uint32_t off, const void *buf,
+		   size_t len);
+int sacc_enable_bus_master(struct sacc_dev *dev);
+
+/* device.c */
+int sacc_bar_map(struct sacc_dev *dev);
+void sacc_bar_unmap(struct sacc_dev *dev);
+int sacc_irq_enable(struct sacc_dev *dev);
+void sacc_irq_disable(struct sacc_dev *dev);
+int sacc_hw_reset(struct sacc_dev *dev, bool flr);
+int sacc_hw_init(struct sacc_dev *dev);
+void sacc_hw_quiesce(struct sacc_dev *dev);
+uint32_t sacc_rd(struct sacc_dev *dev, uint32_t off);
+void sacc_wr(struct sacc_dev *dev, uint32_t off, uint32_t val);
+int sacc_fatal_msg(struct sacc_dev *dev, const char *what);
+
+/* queue.c */
+int sacc_queue_alloc(struct sacc_dev *dev);
+void sacc_queue_free(struct sacc_dev *dev);
+void sacc_queue_abandon(struct sacc_dev *dev);
+int sacc_mark_broken(struct sacc_dev *dev, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* buf.c */
+int sacc_dev_dma_open(struct sacc_dev *dev);
+void sacc_dev_dma_close(struct sacc_dev *dev);
+int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,
+			    enum sacc_dma_dir dir, const char *name,
+			    bool internal, struct sacc_buf **out);
+void sacc_buf_free_all(struct sacc_dev *dev);
+
+#endif /* SACC_PRIV_H */

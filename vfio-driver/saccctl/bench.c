@@ -1,0 +1,494 @@
+// SPDX-License-Identifier: MIT
+/*
+ * bench.c - saccctl bench: keep the queue full for a fixed time and
+ * report throughput and per-operation latency (submit to reap,
+ * CLOCK_MONOTONIC) in the style of spdk_nvme_perf, next to guest
+ * memcpy() bandwidth at the same size.
+ *
+ * Latencies go into a log-linear histogram (64 sub-buckets per power of
+ * two: under 1.6% error, fixed memory however long the run).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "saccctl.h"
+
+#define STALL_NS (5ull * 1000000000ull)
+
+void usage_bench(FILE *f)
+{
+	fputs(
+	    "usage: saccctl bench BDF [--op nop|memcpy|xform] [--size N]\n"
+	    "                       [--batch N] [--qd N] "
+	    "[--doorbell mmap|syscall]\n"
+	    "                       [--irq] [--seconds S] [--json]\n\n"
+	    "Keep up to QD operations in flight for S seconds, submitting "
+	    "BATCH\n"
+	    "at a time under one doorbell, and report ops/s, MiB/s, latency\n"
+	    "(average, min, max, p50, p90, p99, p99.9; submit to reap),\n"
+	    "doorbells per op, and guest memcpy() bandwidth at the same size\n"
+	    "as the reference ceiling.\n\n"
+	    "  --op OP        nop, memcpy (default) or xform\n"
+	    "  --size N       bytes per operation, 1..1M, K/M suffixes "
+	    "(default 4K)\n"
+	    "  --batch N      operations per doorbell (default 1)\n"
+	    "  --qd N         operations in flight (default SQ size - 1 = "
+	    "255)\n"
+	    "  --doorbell M   mmap (default) or syscall\n"
+	    "  --irq          interrupt on every completion, sleep on the "
+	    "eventfd\n"
+	    "  --seconds S    measuring time (default 2)\n"
+	    "  --json         one JSON object: ops_per_sec, mib_per_sec,\n"
+	    "                 doorbells_per_op, lat_ns {avg, min, max, p50, "
+	    "p90,\n"
+	    "                 p99, p999}, memcpy_mib_per_sec, ...\n"
+	    "  -h, --help\n",
+	    f);
+}
+
+/* ---- log-linear histogram ---- */
+
+#define H_SUB_BITS 6
+#define H_SUB	   (1u << H_SUB_BITS)
+#define H_LINEAR   (2 * H_SUB)
+#define H_BUCKETS  (H_LINEAR + (64 - (H_SUB_BITS + 1)) * H_SUB)
+
+struct hist {
+	uint64_t n, sum, min, max;
+	uint64_t b[H_BUCKETS];
+};
+
+static unsigned int h_idx(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < H_LINEAR)
+		return (unsigned int)v;
+	e = 63u - (unsigned int)__builtin_clzll(v);
+	return H_LINEAR + (e - (H_SUB_BITS + 1)) * H_SUB +
+	       (unsigned int)((v >> (e - H_SUB_BITS)) & (H_SUB - 1));
+}
+
+static uint64_t h_mid(unsigned int i)
+{
+	unsigned int e, sub;
+	uint64_t lo;
+
+	if (i < H_LINEAR)
+		return i;
+	e = (i - H_LINEAR) / H_SUB + H_SUB_BITS + 1;
+	sub = (i - H_LINEAR) % H_SUB;
+	lo = (uint64_t)(H_SUB + sub) << (e - H_SUB_BITS);
+	return lo + ((1ull << (e - H_SUB_BITS)) >> 1);
+}
+
+static void h_add(struct hist *h, uint64_t v)
+{
+	if (!h->n || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->n++;
+	h->sum += v;
+	h->b[h_idx(v)]++;
+}
+
+static uint64_t h_pct(const struct hist *h, double p)
+{
+	uint64_t want, acc = 0, v;
+	unsigned int i;
+
+	if (!h->n)
+		return 0;
+	want = (uint64_t)(p * (double)h->n + 0.999999);
+	if (want < 1)
+		want = 1;
+	for (i = 0; i < H_BUCKETS; i++) {
+		acc += h->b[i];
+		if (acc >= want) {
+			v = h_mid(i);
+			return v < h->min ? h->min : v > h->max ? h->max : v;
+		}
+	}
+	return h->max;
+}
+
+/* ---- guest memcpy() reference ---- */
+
+static double memcpy_mib_s(size_t size, double seconds)
+{
+	uint64_t t0, t, bytes = 0, iters = 0;
+	void *a, *b;
+
+	a = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
+	b = aligned_alloc(4096, (size + 4095) & ~(size_t)4095);
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return 0;
+	}
+	fill_pattern(a, size, 1);
+	memset(b, 0, size);
+	t0 = now_ns();
+	do {
+		for (unsigned int k = 0; k < 16; k++) {
+			memcpy(b, a, size);
+			__asm__ volatile("" : : "r"(b) : "memory");
+			bytes += size;
+		}
+		iters++;
+		t = now_ns();
+	} while ((double)(t - t0) < seconds * 1e9 || iters < 4);
+	free(a);
+	free(b);
+	return (double)bytes / (1024.0 * 1024.0) / ((double)(t - t0) / 1e9);
+}
+
+/* ---- the run ---- */
+
+struct bench_cfg {
+	const char *bdf;
+	uint16_t op;
+	uint64_t size, batch, qd;
+	bool irq, json;
+	enum sacc_doorbell doorbell;
+	double seconds;
+};
+
+static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
+{
+	static const struct option lo[] = {
+	    {"op", required_argument, NULL, 'o'},
+	    {"size", required_argument, NULL, 's'},
+	    {"batch", required_argument, NULL, 'b'},
+	    {"qd", required_argument, NULL, 'q'},
+	    {"doorbell", required_argument, NULL, 'd'},
+	    {"irq", no_argument, NULL, 'i'},
+	    {"seconds", required_argument, NULL, 't'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0}};
+	static char bdf[SACC_BDF_MAX];
+	int ch;
+
+	memset(c, 0, sizeof(*c));
+	c->op = SACC_OP_MEMCPY;
+	c->size = 4096;
+	c->batch = 1;
+	c->seconds = 2;
+	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jh", lo,
+				usage_bench)) != -1) {
+		switch (ch) {
+		case 'o':
+			if (!parse_opcode(optarg, &c->op))
+				return usage_error(
+				    usage_bench, "bench",
+				    "--op must be nop, memcpy or "
+				    "xform, not '%s'",
+				    optarg);
+			break;
+		case 's':
+			if (!parse_size(optarg, &c->size) || c->size < 1 ||
+			    c->size > SACC_MAX_XFER)
+				return usage_error(usage_bench, "bench",
+						   "--size must be 1..1M bytes "
+						   "(K and M suffixes), not "
+						   "'%s'",
+						   optarg);
+			break;
+		case 'b':
+			if (!parse_u64(optarg, &c->batch) || c->batch < 1 ||
+			    c->batch >= SACC_RING_MAX_ENTRIES)
+				return usage_error(usage_bench, "bench",
+						   "--batch must be 1..%u, not "
+						   "'%s'",
+						   SACC_RING_MAX_ENTRIES - 1,
+						   optarg);
+			break;
+		case 'q':
+			if (!parse_u64(optarg, &c->qd) || c->qd < 1 ||
+			    c->qd >= SACC_RING_MAX_ENTRIES)
+				return usage_error(usage_bench, "bench",
+						   "--qd must be 1..%u, not "
+						   "'%s'",
+						   SACC_RING_MAX_ENTRIES - 1,
+						   optarg);
+			break;
+		case 'd':
+			if (!parse_doorbell(optarg, &c->doorbell))
+				return usage_error(usage_bench, "bench",
+						   "--doorbell must be mmap or "
+						   "syscall, not '%s'",
+						   optarg);
+			break;
+		case 'i':
+			c->irq = true;
+			break;
+		case 't':
+			if (!parse_double(optarg, &c->seconds) ||
+			    c->seconds <= 0 || c->seconds > 3600)
+				return usage_error(usage_bench, "bench",
+						   "--seconds must be > 0 and "
+						   "<= 3600, not '%s'",
+						   optarg);
+			break;
+		case 'j':
+			c->json = true;
+			break;
+		case 'h':
+			usage_bench(stdout);
+			return -1;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return usage_error(usage_bench, "bench",
+				   "which device? give a PCI address "
+				   "(saccctl list shows them)");
+	if (optind + 1 < argc)
+		return usage_error(usage_bench, "bench",
+				   "unexpected argument '%s'",
+				   argv[optind + 1]);
+	if (sacc_bdf_parse(argv[optind], bdf))
+		return usage_error(usage_bench, "bench", "%s",
+				   sacc_errmsg(NULL));
+	c->bdf = bdf;
+	if (!c->qd)
+		c->qd = c->batch > SACC_DEFAULT_ENTRIES - 1
+			    ? c->batch
+			    : SACC_DEFAULT_ENTRIES - 1;
+	if (c->batch > c->qd)
+		return usage_error(usage_bench, "bench",
+				   "--batch %llu is larger than --qd %llu",
+				   (unsigned long long)c->batch,
+				   (unsigned long long)c->qd);
+	return 0;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct sacc_open_opts opts = {0};
+	struct sacc_buf *src = NULL, *dst = NULL;
+	struct sacc_result *res = NULL;
+	struct sacc_op *ops = NULL;
+	struct sacc_dev *dev = NULL;
+	uint64_t *ts = NULL;
+	struct hist *h = NULL;
+	struct sacc_stats st;
+	struct bench_cfg c;
+	uint64_t t0, t1, end, now, last_progress, seq = 0, inflight = 0;
+	uint64_t failed = 0;
+	double secs, ops_s, mib_s, mc, ratio, db_op, irq_op;
+	uint32_t entries, i;
+	char sz[32], label[96];
+	bool data;
+	int rc, r;
+
+	rc = parse_bench_args(argc, argv, &c);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	data = c.op != SACC_OP_NOP;
+	entries = ring_for(c.qd);
+	opts.sq_entries = entries;
+	opts.doorbell = c.doorbell;
+	if (sacc_open(c.bdf, &opts, &dev))
+		return fail("%s", sacc_errmsg(NULL));
+	rc = EXIT_FAIL;
+	ops = calloc(c.batch, sizeof(*ops));
+	res = calloc(entries, sizeof(*res));
+	ts = calloc(entries, sizeof(*ts));
+	h = calloc(1, sizeof(*h));
+	if (!ops || !res || !ts || !h) {
+		fail("out of memory");
+		goto out;
+	}
+	if (data) {
+		if (sacc_buf_alloc(dev, c.size, SACC_DMA_TO_DEVICE, "bench src",
+				   &src) ||
+		    sacc_buf_alloc(dev, c.size, SACC_DMA_FROM_DEVICE,
+				   "bench dst", &dst)) {
+			fail("%s", sacc_errmsg(dev));
+			goto out;
+		}
+		fill_pattern(sacc_buf_va(src), c.size, 7);
+	}
+	for (i = 0; i < c.batch; i++)
+		ops[i] = (struct sacc_op){
+		    .opcode = c.op,
+		    .flags = c.irq ? SACC_OPF_IRQ : 0,
+		    .len = data ? (uint32_t)c.size : 0,
+		    .src = src,
+		    .dst = dst,
+		};
+	sacc_stats_clear(dev);
+	t0 = now_ns();
+	end = t0 + (uint64_t)(c.seconds * 1e9);
+	last_progress = t0;
+	now = t0;
+	for (;;) {
+		bool submitting = now < end;
+
+		while (submitting && inflight + c.batch <= c.qd) {
+			for (i = 0; i < c.batch; i++)
+				ops[i].cookie = (seq + i) % entries;
+			now = now_ns();
+			r = sacc_submit(dev, ops, (unsigned int)c.batch);
+			if (r < 0) {
+				fail("%s", sacc_errmsg(dev));
+				goto out;
+			}
+			for (i = 0; i < (uint32_t)r; i++)
+				ts[(seq + i) % entries] = now;
+			seq += (uint64_t)r;
+			inflight += (uint64_t)r;
+			if ((uint64_t)r < c.batch)
+				break;
+		}
+		if (!submitting && inflight == 0)
+			break;
+		r = sacc_poll(dev, res, entries);
+		if (r < 0) {
+			fail("%s", sacc_errmsg(dev));
+			goto out;
+		}
+		now = now_ns();
+		if (r > 0) {
+			for (i = 0; i < (uint32_t)r; i++) {
+				h_add(h, now - ts[res[i].cookie]);
+				if (res[i].status != SACC_STS_OK) {
+					if (failed < 5)
+						fprintf(stderr,
+							"saccctl: req_id %u: "
+							"status %u (%s)\n",
+							res[i].req_id,
+							res[i].status,
+							sacc_status_str(
+							    res[i].status));
+					failed++;
+				}
+			}
+			inflight -= (uint64_t)r;
+			last_progress = now;
+			continue;
+		}
+		if (now - last_progress > STALL_NS) {
+			r = sacc_check(dev);
+			fail("%s: no completion for %llu s with %llu "
+			     "operations in flight%s%s",
+			     c.bdf, STALL_NS / 1000000000ull,
+			     (unsigned long long)inflight, r ? ": " : "",
+			     r ? sacc_errmsg(dev) : "");
+			goto out;
+		}
+		if (c.irq && inflight) {
+			r = sacc_wait(dev, 100);
+			if (r < 0) {
+				fail("%s", sacc_errmsg(dev));
+				goto out;
+			}
+			now = now_ns();
+		}
+	}
+	t1 = now_ns();
+	sacc_stats(dev, &st);
+
+	secs = (double)(t1 - t0) / 1e9;
+	ops_s = (double)h->n / secs;
+	mib_s = data ? ops_s * (double)c.size / (1024.0 * 1024.0) : 0;
+	db_op = st.submitted ? (double)st.doorbells / (double)st.submitted : 0;
+	irq_op =
+	    st.submitted ? (double)st.interrupts / (double)st.submitted : 0;
+	mc = memcpy_mib_s(c.size, c.seconds / 4 > 0.5 ? 0.5 : c.seconds / 4);
+	ratio = data && mc > 0 ? mib_s / mc : 0;
+
+	if (c.json) {
+		printf("{\"bdf\": \"%s\", \"op\": \"%s\", \"size\": %llu, "
+		       "\"batch\": %llu, \"queue_depth\": %llu, "
+		       "\"doorbell\": \"%s\", \"irq\": %s, \"seconds\": %.3f, "
+		       "\"ops\": %llu, \"failed\": %llu, "
+		       "\"ops_per_sec\": %.1f, \"mib_per_sec\": %.3f, "
+		       "\"doorbells_per_op\": %.4f, "
+		       "\"interrupts_per_op\": %.4f, "
+		       "\"lat_ns\": {\"avg\": %.1f, \"min\": %llu, "
+		       "\"max\": %llu, \"p50\": %llu, \"p90\": %llu, "
+		       "\"p99\": %llu, \"p999\": %llu}, "
+		       "\"memcpy_size\": %llu, \"memcpy_mib_per_sec\": %.1f, ",
+		       c.bdf, sacc_opcode_str(c.op),
+		       (unsigned long long)(data ? c.size : 0),
+		       (unsigned long long)c.batch, (unsigned long long)c.qd,
+		       c.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
+		       c.irq ? "true" : "false", secs, (unsigned long long)h->n,
+		       (unsigned long long)failed, ops_s, mib_s, db_op, irq_op,
+		       h->n ? (double)h->sum / (double)h->n : 0.0,
+		       (unsigned long long)h->min, (unsigned long long)h->max,
+		       (unsigned long long)h_pct(h, 0.50),
+		       (unsigned long long)h_pct(h, 0.90),
+		       (unsigned long long)h_pct(h, 0.99),
+		       (unsigned long long)h_pct(h, 0.999),
+		       (unsigned long long)c.size, mc);
+		if (data)
+			printf("\"device_vs_memcpy\": %.6f}\n", ratio);
+		else
+			printf("\"device_vs_memcpy\": null}\n");
+	} else {
+		snprintf(label, sizeof(label), "%s %s%s%s", c.bdf,
+			 sacc_opcode_str(c.op), data ? " " : "",
+			 data ? sacc_fmt_bytes(c.size, sz, sizeof(sz)) : "");
+		printf("SACC bench: %s, batch %llu, queue depth %llu, %s "
+		       "doorbell, %s, %.1f s\n\n",
+		       label, (unsigned long long)c.batch,
+		       (unsigned long long)c.qd,
+		       c.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
+		       c.irq ? "interrupts" : "polling", c.seconds);
+		printf(
+		    "========================================================"
+		    "================================\n");
+		printf("%-31s   %11s %10s %32s\n", "", "", "", "Latency(us)");
+		printf("%-31s : %11s %10s %10s %10s %10s\n",
+		       "Device Information", "ops/s", "MiB/s", "Average", "min",
+		       "max");
+		printf("%-31s : %11.2f %10.2f %10.2f %10.2f %10.2f\n", label,
+		       ops_s, mib_s,
+		       h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0,
+		       (double)h->min / 1e3, (double)h->max / 1e3);
+		printf(
+		    "========================================================"
+		    "================================\n\n");
+		printf("Summary latency data for %s:\n", label);
+		printf(
+		    "========================================================"
+		    "=========================\n");
+		printf("%15.5f%% : %12.3fus\n", 50.0,
+		       (double)h_pct(h, 0.50) / 1e3);
+		printf("%15.5f%% : %12.3fus\n", 90.0,
+		       (double)h_pct(h, 0.90) / 1e3);
+		printf("%15.5f%% : %12.3fus\n", 99.0,
+		       (double)h_pct(h, 0.99) / 1e3);
+		printf("%15.5f%% : %12.3fus\n\n", 99.9,
+		       (double)h_pct(h, 0.999) / 1e3);
+		printf("operations           %llu (%llu failed)\n",
+		       (unsigned long long)h->n, (unsigned long long)failed);
+		printf("doorbells per op     %.3f\n", db_op);
+		printf("interrupts per op    %.3f\n", irq_op);
+		printf("guest memcpy() %-6s %.1f MiB/s",
+		       sacc_fmt_bytes(c.size, sz, sizeof(sz)), mc);
+		if (data)
+			printf("   (device: %.2f%% of memcpy)\n", ratio * 100);
+		else
+			printf("   (reference only: nop moves no data)\n");
+	}
+	if (failed) {
+		fail("%llu of %llu operations completed with an error status",
+		     (unsigned long long)failed, (unsigned long long)h->n);
+		goto out;
+	}
+	rc = EXIT_OK;
+out:
+	sacc_close(dev);
+	free(ops);
+	free(res);
+	free(ts);
+	free(h);
+	return rc;
+}

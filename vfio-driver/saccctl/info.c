@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+/*
+ * info.c - saccctl info: identity (config space via sysfs), BARs,
+ * IOMMU group, usable IOVA ranges (from the VFIO container) and a
+ * register dump.
+ */
+#include <string.h>
+
+#include "saccctl.h"
+
+void usage_info(FILE *f)
+{
+	fputs(
+	    "usage: saccctl info BDF [--json]\n\n"
+	    "Show a SACC device: PCI identity, BARs, driver, IOMMU group and\n"
+	    "its viability, and, when it is bound to vfio-pci, the usable\n"
+	    "IOVA ranges of its VFIO container and a dump of its registers.\n"
+	    "Opening the device through VFIO resets it (vfio-pci does an FLR\n"
+	    "on open), so registers show the state after that reset.\n\n"
+	    "  --json   one JSON object\n"
+	    "  -h, --help\n",
+	    f);
+}
+
+struct reg {
+	const char *name;
+	uint32_t off;
+	bool wide;
+};
+
+static const struct reg regs[] = {
+    {"MAGIC", SACC_REG_MAGIC, false},
+    {"VERSION", SACC_REG_VERSION, false},
+    {"CTRL", SACC_REG_CTRL, false},
+    {"STATUS", SACC_REG_STATUS, false},
+    {"SQ_BASE", SACC_REG_SQ_BASE, true},
+    {"SQ_SIZE", SACC_REG_SQ_SIZE, false},
+    {"CQ_BASE", SACC_REG_CQ_BASE, true},
+    {"CQ_SIZE", SACC_REG_CQ_SIZE, false},
+    {"IRQ_STATUS", SACC_REG_IRQ_STATUS, false},
+    {"ERR_CODE", SACC_REG_ERR_CODE, false},
+    {"SCRATCH", SACC_REG_SCRATCH, false},
+    {"FAULT_ADDR", SACC_REG_FAULT_ADDR, true},
+    {"FAULT_INFO", SACC_REG_FAULT_INFO, false},
+    {"FAULT_REQ_ID", SACC_REG_FAULT_REQ_ID, false},
+    {"FAULT_COUNT", SACC_REG_FAULT_COUNT, false},
+};
+
+#define NREGS (sizeof(regs) / sizeof(regs[0]))
+
+static void decode(const struct reg *r, uint64_t v, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	if (r->off == SACC_REG_MAGIC)
+		snprintf(buf, len, "%s", v == SACC_MAGIC ? "ok" : "WRONG");
+	else if (r->off == SACC_REG_CTRL)
+		snprintf(buf, len, "%s", v & SACC_CTRL_ENABLE ? "ENABLE" : "");
+	else if (r->off == SACC_REG_STATUS)
+		snprintf(
+		    buf, len, "%s%s%s", v & SACC_STATUS_READY ? "READY" : "",
+		    (v & SACC_STATUS_READY) && (v & SACC_STATUS_ERROR) ? " "
+								       : "",
+		    v & SACC_STATUS_ERROR ? "ERROR" : "");
+	else if (r->off == SACC_REG_IRQ_STATUS)
+		snprintf(buf, len, "%s%s%s",
+			 v & SACC_IRQ_COMPLETION ? "COMPLETION" : "",
+			 (v & SACC_IRQ_COMPLETION) && (v & SACC_IRQ_FATAL) ? " "
+									   : "",
+			 v & SACC_IRQ_FATAL ? "FATAL" : "");
+	else if (r->off == SACC_REG_ERR_CODE)
+		snprintf(buf, len, "%s", sacc_err_code_str((uint32_t)v));
+	else if (r->off == SACC_REG_FAULT_INFO && v)
+		snprintf(buf, len, "%s, %s", sacc_fault_access_str((uint32_t)v),
+			 v & SACC_FAULT_IS_WRITE ? "write" : "read");
+}
+
+static const char *class_name(uint32_t cls)
+{
+	if (cls >> 8 == 0x1200)
+		return "processing accelerator";
+	return "";
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
+					   {"help", no_argument, NULL, 'h'},
+					   {NULL, 0, NULL, 0}};
+	struct sacc_open_opts opts = {.flags = SACC_OPEN_NO_INIT};
+	struct sacc_iova_range ranges[SACC_IOMMU_MAX_RANGES];
+	uint64_t vals[NREGS], pgsizes = 0;
+	struct sacc_pci_bar bars[6];
+	struct sacc_dev *dev = NULL;
+	char bdf[SACC_BDF_MAX], why[512], sz[32], dec[96];
+	struct sacc_pci_dev d;
+	bool json = false;
+	int c, i, nr = 0, viable, rc = EXIT_OK;
+	const char *open_err = NULL;
+
+	while ((c = cmd_getopt(argc, argv, "jh", lo, usage_info)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			usage_info(stdout);
+			return EXIT_OK;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return usage_error(usage_info, "info",
+				   "which device? give a PCI address "
+				   "(saccctl list shows them)");
+	if (optind + 1 < argc)
+		return usage_error(usage_info, "info",
+				   "unexpected argument '%s'",
+				   argv[optind + 1]);
+	if (sacc_bdf_parse(argv[optind], bdf))
+		return usage_error(usage_info, "info", "%s", sacc_errmsg(NULL));
+	if (sacc_pci_get(bdf, &d))
+		return fail("%s", sacc_errmsg(NULL));
+	if (!d.is_sacc)
+		return fail("%s is not a SACC device (vendor %04x device %04x, "
+			    "want %04x:%04x); saccctl list shows SACC devices",
+			    d.bdf, d.vendor, d.device, SACC_PCI_VENDOR_ID,
+			    SACC_PCI_DEVICE_ID);
+	if (sacc_pci_bars(bdf, bars))
+		memset(bars, 0, sizeof(bars));
+	viable = d.iommu_group >= 0
+		     ? sacc_group_viable(d.iommu_group, bdf, why, sizeof(why))
+		     : 0;
+	if (d.iommu_group < 0)
+		snprintf(why, sizeof(why), "no IOMMU group (IOMMU off?)");
+	else if (viable < 0)
+		snprintf(why, sizeof(why), "%s", sacc_errmsg(NULL));
+
+	if (sacc_open(bdf, &opts, &dev) == 0) {
+		nr = sacc_dev_iova_ranges(dev, ranges, SACC_IOMMU_MAX_RANGES,
+					  &pgsizes);
+		if (nr > SACC_IOMMU_MAX_RANGES)
+			nr = SACC_IOMMU_MAX_RANGES;
+		for (i = 0; i < (int)NREGS; i++) {
+			uint32_t lo32 = 0, hi32 = 0;
+
+			sacc_reg_read(dev, regs[i].off, &lo32);
+			if (regs[i].wide)
+				sacc_reg_read(dev, regs[i].off + 4, &hi32);
+			vals[i] = lo32 | (uint64_t)hi32 << 32;
+		}
+		sacc_close(dev);
+	} else {
+		open_err = sacc_errmsg(NULL);
+		rc = EXIT_FAIL;
+	}
+
+	if (json) {
+		printf("{\"bdf\": ");
+		json_str(stdout, d.bdf);
+		printf(", \"vendor\": \"%04x\", \"device\": \"%04x\", "
+		       "\"subsystem_vendor\": \"%04x\", \"subsystem_device\": "
+		       "\"%04x\", \"revision\": \"%02x\", \"class\": \"%06x\"",
+		       d.vendor, d.device, d.subsys_vendor, d.subsys_device,
+		       d.revision, d.class_code);
+		printf(", \"driver\": ");
+		if (d.driver[0])
+			json_str(stdout, d.driver);
+		else
+			printf("null");
+		if (d.iommu_group >= 0)
+			printf(", \"iommu_group\": %d", d.iommu_group);
+		else
+			printf(", \"iommu_group\": null");
+		printf(", \"viable\": %s, \"viable_reason\": ",
+		       viable == 1 ? "true" : "false");
+		json_str(stdout, viable == 1 ? "ok" : why);
+		printf(", \"bars\": [");
+		for (i = 0, c = 0; i < 6; i++) {
+			if (!bars[i].size)
+				continue;
+			printf("%s{\"index\": %d, \"start\": \"0x%llx\", "
+			       "\"size\": %llu, \"flags\": \"0x%llx\"}",
+			       c++ ? ", " : "", i,
+			       (unsigned long long)bars[i].start,
+			       (unsigned long long)bars[i].size,
+			       (unsigned long long)bars[i].flags);
+		}
+		printf("]");
+		if (open_err) {
+			printf(", \"error\": ");
+			json_str(stdout, open_err);
+			printf("}\n");
+			return rc;
+		}
+		printf(", \"iova_pgsizes\": \"0x%llx\", \"iova_ranges\": [",
+		       (unsigned long long)pgsizes);
+		for (i = 0; i < nr; i++)
+			printf("%s{\"start\": \"0x%llx\", \"end\": \"0x%llx\"}",
+			       i ? ", " : "",
+			       (unsigned long long)ranges[i].start,
+			       (unsigned long long)ranges[i].end);
+		printf("], \"registers\": {");
+		for (i = 0; i < (int)NREGS; i++)
+			printf("%s\"%s\": \"0x%llx\"", i ? ", " : "",
+			       regs[i].name, (unsigned long long)vals[i]);
+		printf("}}\n");
+		return rc;
+	}
+
+	printf("%s  SACC accelerator\n", d.bdf);
+	printf("  identity     vendor %04x device %04x subsystem %04x:%04x "
+	       "revision %02x\n",
+	       d.vendor, d.device, d.subsys_vendor, d.subsys_device,
+	       d.revision);
+	printf("  class        %06x %s\n", d.class_code,
+	       class_name(d.class_code));
+	printf("  driver       %s\n", d.driver[0] ? d.driver : "(none)");
+	if (d.iommu_group >= 0)
+		printf("  IOMMU group  %d (%s%s%s)\n", d.iommu_group,
+		       viable == 1 ? "viable" : "not viable",
+		       viable == 1 ? "" : ": ", viable == 1 ? "" : why);
+	else
+		printf("  IOMMU group  none: %s\n", why);
+	for (i = 0; i < 6; i++) {
+		if (!bars[i].size)
+			continue;
+		printf("  BAR%d         0x%010llx  %-8s %s%s\n", i,
+		       (unsigned long long)bars[i].start,
+		       sacc_fmt_bytes(bars[i].size, sz, sizeof(sz)),
+		       bars[i].flags & 0x100 ? "io" : "memory",
+		       i == SACC_BAR_REGS
+			   ? " (page 0 registers, page 1 doorbell)"
+		       : i == SACC_BAR_MSIX ? " (MSI-X table and PBA)"
+					    : "");
+	}
+	if (open_err) {
+		fprintf(stderr,
+			"saccctl: cannot open %s through VFIO, so no IOVA "
+			"ranges or registers: %s\n",
+			d.bdf, open_err);
+		return rc;
+	}
+	printf("  IOVA ranges ");
+	for (i = 0; i < nr; i++)
+		printf(" 0x%llx-0x%llx", (unsigned long long)ranges[i].start,
+		       (unsigned long long)ranges[i].end);
+	printf("\n  IOMMU pages ");
+	for (i = 0; i < 64; i++)
+		if (pgsizes & (1ull << i))
+			printf(" %s",
+			       sacc_fmt_bytes(1ull << i, sz, sizeof(sz)));
+	printf("\n  registers\n");
+	for (i = 0; i < (int)NREGS; i++) {
+		decode(&regs[i], vals[i], dec, sizeof(dec));
+		if (regs[i].wide)
+			printf("    0x%02x %-13s 0x%016llx%s%s\n", regs[i].off,
+			       regs[i].name, (unsigned long long)vals[i],
+			       dec[0] ? " " : "", dec);
+		else
+			printf("    0x%02x %-13s 0x%08llx%s%s\n", regs[i].off,
+			       regs[i].name, (unsigned long long)vals[i],
+			       dec[0] ? "         " : "", dec);
+	}
+	return rc;
+}

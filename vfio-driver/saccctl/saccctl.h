@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * saccctl.h - shared helpers of the saccctl commands.
+ *
+ * Exit status of every command: 0 success, 1 failure (with a message on
+ * stderr that says what to do), 2 bad arguments (with the usage).
+ */
+#ifndef SACCCTL_H
+#define SACCCTL_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "libsacc.h"
+
+#define EXIT_OK	   0
+#define EXIT_FAIL  1
+#define EXIT_USAGE 2
+
+struct cmd {
+	const char *name;
+	const char *summary;
+	int (*fn)(int argc, char **argv);
+	void (*usage)(FILE *f);
+};
+
+extern const struct cmd saccctl_cmds[];
+
+int cmd_list(int argc, char **argv);
+int cmd_bind(int argc, char **argv);
+int cmd_unbind(int argc, char **argv);
+int cmd_info(int argc, char **argv);
+int cmd_run(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+void usage_list(FILE *f);
+void usage_bind(FILE *f);
+void usage_unbind(FILE *f);
+void usage_info(FILE *f);
+void usage_run(FILE *f);
+void usage_bench(FILE *f);
+
+/* Print "saccctl CMD: message" and the usage to stderr; return 2. */
+int usage_error(void (*usage)(FILE *f), const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Print "saccctl: message" to stderr; return 1. */
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * getopt_long() for a command: argv[0] is the command name.  Returns the
+ * option character, -1 at the end, or '?' (message already printed,
+ * caller returns usage_error's 2) for an unknown option / missing value.
+ */
+int cmd_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, void (*usage)(FILE *f));
+
+/* Strict number parsing.  Return false if @s is not a valid value. */
+bool parse_u64(const char *s, uint64_t *out);
+/* "4096", "4K", "4k", "4KiB", "1M", "1MiB": bytes (K = 1024). */
+bool parse_size(const char *s, uint64_t *out);
+bool parse_double(const char *s, double *out);
+bool parse_opcode(const char *s, uint16_t *op);
+bool parse_doorbell(const char *s, enum sacc_doorbell *db);
+
+/* Print @s as a JSON string (quotes and escapes). */
+void json_str(FILE *f, const char *s);
+
+uint64_t now_ns(void);
+
+/* SQ entries (power of two, >= 256) that allow @inflight in flight. */
+uint32_t ring_for(uint64_t inflight);
+
+/* Deterministic fast pseudo-random bytes. */
+void fill_pattern(void *buf, size_t len, uint64_t seed);
+
+#endif /* SACCCTL_H */

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: MIT
+/*
+ * util.c - saccctl helpers: argument parsing, messages, JSON strings.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "saccctl.h"
+
+int usage_error(void (*usage)(FILE *f), const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "saccctl%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n\n", stderr);
+	if (usage)
+		usage(stderr);
+	return EXIT_USAGE;
+}
+
+int fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("saccctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return EXIT_FAIL;
+}
+
+int cmd_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts, void (*usage)(FILE *f))
+{
+	const struct option *o;
+	char so[64];
+	int c;
+
+	snprintf(so, sizeof(so), ":%s", shortopts);
+	opterr = 0;
+	c = getopt_long(argc, argv, so, longopts, NULL);
+	if (c != '?' && c != ':')
+		return c;
+	for (o = longopts; optopt && o && o->name; o++)
+		if (o->val == optopt && !o->flag)
+			break;
+	if (c == ':') {
+		if (o && o->name)
+			usage_error(usage, argv[0], "option --%s needs a value",
+				    o->name);
+		else
+			usage_error(usage, argv[0], "option -%c needs a value",
+				    optopt);
+	} else if (optopt && o && o->name && !o->has_arg &&
+		   strchr(argv[optind - 1], '=')) {
+		usage_error(usage, argv[0], "option --%s does not take a value",
+			    o->name);
+	} else if (optopt && isprint(optopt) && argv[optind - 1][1] != '-') {
+		usage_error(usage, argv[0], "unknown option '-%c'", optopt);
+	} else {
+		usage_error(usage, argv[0], "unknown option '%s'",
+			    argv[optind - 1]);
+	}
+	return '?';
+}
+
+bool parse_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+bool parse_size(const char *s, uint64_t *out)
+{
+	unsigned long long v, mul = 1;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	if (*end) {
+		switch (tolower((unsigned char)*end)) {
+		case 'k':
+			mul = 1024;
+			break;
+		case 'm':
+			mul = 1024 * 1024;
+			break;
+		case 'g':
+			mul = 1024ull * 1024 * 1024;
+			break;
+		case 'b':
+			if (end[1])
+				return false;
+			*out = v;
+			return true;
+		default:
+			return false;
+		}
+		end++;
+		if (!strcasecmp(end, "ib") || !strcasecmp(end, "b"))
+			end += strlen(end);
+		if (*end)
+			return false;
+	}
+	if (v > UINT64_MAX / mul)
+		return false;
+	*out = v * mul;
+	return true;
+}
+
+bool parse_double(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s)
+		return false;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !(v == v))
+		return false;
+	*out = v;
+	return true;
+}
+
+bool parse_opcode(const char *s, uint16_t *op)
+{
+	if (!strcmp(s, "nop"))
+		*op = SACC_OP_NOP;
+	else if (!strcmp(s, "memcpy"))
+		*op = SACC_OP_MEMCPY;
+	else if (!strcmp(s, "xform"))
+		*op = SACC_OP_XFORM;
+	else
+		return false;
+	return true;
+}
+
+bool parse_doorbell(const char *s, enum sacc_doorbell *db)
+{
+	if (!strcmp(s, "mmap"))
+		*db = SACC_DOORBELL_MMAP;
+	else if (!strcmp(s, "syscall"))
+		*db = SACC_DOORBELL_SYSCALL;
+	else
+		return false;
+	return true;
+}
+
+void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", f);
+		else if (c == '\t')
+			fputs("\\t", f);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void fill_pattern(void *buf, size_t len, uint64_t seed)
+{
+	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
+	uint8_t *p = buf;
+	size_t i = 0;
+
+	while (i < len) {
+		/* xorshift64 */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		for (unsigned int b = 0; b < 8 && i < len; b++, i++)
+			p[i] = (uint8_t)(x >> (8 * b));
+	}
+}
+
+uint32_t ring_for(uint64_t inflight)
+{
+	uint32_t n = SACC_DEFAULT_ENTRIES;
+
+	while (n - 1 < inflight && n < SACC_RING_MAX_ENTRIES)
+		n <<= 1;
+	return n;
+}

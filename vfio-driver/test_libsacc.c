@@ -1,0 +1,685 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_libsacc.c - host unit tests for libsacc's data path and sysfs
+ * logic, no VFIO: the device is an in-process stand-in (test code only)
+ * that reads the doorbell and CQ_HEAD from plain memory pages standing in
+ * for BAR0, translates IOVAs through the DMA registry and posts CQEs.
+ * The DMA context uses iommu/'s backend seam instead of the ioctls.
+ *
+ * What runs against the real device behind intel-iommu is the guest
+ * suite; this covers the bookkeeping: validation, batching, doorbells,
+ * CQ_HEAD writes, untrusted completions, busy buffers, sysfs messages.
+ */
+#include <check.h>
+#include <errno.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "sacc_priv.h"
+
+/* ---- DMA backend: accept everything ---- */
+
+static int fake_map(void *o, uint64_t va, uint64_t iova, uint64_t len,
+		    uint32_t flags)
+{
+	return 0;
+}
+
+static int fake_unmap(void *o, uint64_t iova, uint64_t len, uint64_t *done)
+{
+	*done = len;
+	return 0;
+}
+
+/* ---- device stand-in ---- */
+
+enum corruption {
+	C_NONE,
+	C_REQ_ID_UNKNOWN,
+	C_REQ_ID_NEXT, /* an outstanding id, but out of ring order */
+	C_RESULT_LEN_BIG,
+	C_SHORT_OK,
+	C_BAD_STATUS,
+};
+
+static struct fake {
+	struct sacc_dev *dev;
+	uint32_t head, cq_tail, phase;
+	enum corruption corrupt;
+	uint32_t last_db_seen;
+} F;
+
+static void *xlate(uint64_t iova, uint32_t len, bool write)
+{
+	struct sacc_iova_lookup lk;
+
+	sacc_dma_lookup(F.dev->dma, iova, 0, &lk);
+	if (lk.kind != SACC_IOVA_MAPPED || lk.offset + len > lk.buf.len)
+		return NULL;
+	if (!(lk.buf.dir & (write ? SACC_DMA_FROM_DEVICE : SACC_DMA_TO_DEVICE)))
+		return NULL; /* what the IOMMU would refuse */
+	return (void *)(uintptr_t)(lk.buf.vaddr + lk.offset);
+}
+
+/* Process up to @max descriptors; honours the CQ full rule. */
+static unsigned int dev_run(unsigned int max)
+{
+	struct sacc_dev *dev = F.dev;
+	uint32_t tail = dev->db[0];
+	uint32_t cq_head = dev->regs[SACC_REG_CQ_HEAD / 4];
+	struct sacc_desc *sq = sacc_buf_va(dev->sq_buf);
+	struct sacc_cqe *cq = sacc_buf_va(dev->cq_buf);
+	unsigned int n = 0;
+
+	while (F.head != tail && n < max) {
+		struct sacc_desc d = sq[F.head];
+		struct sacc_cqe c = {.req_id = d.req_id};
+		uint8_t *s, *t;
+		uint32_t i;
+
+		if ((F.cq_tail + 1) % dev->cq_entries == cq_head)
+			break;
+		if (d.opcode == SACC_OP_NOP) {
+			c.status = SACC_STS_OK;
+		} else if (d.opcode > SACC_OP_XFORM) {
+			c.status = SACC_STS_BAD_OPCODE;
+		} else if (d.length < 1 || d.length > SACC_MAX_XFER) {
+			c.status = SACC_STS_BAD_LENGTH;
+		} else {
+			s = xlate(d.src, d.length, false);
+			t = xlate(d.dst, d.length, true);
+			if (!s || !t) {
+				c.status = SACC_STS_DMA_FAULT;
+			} else {
+				for (i = 0; i < d.length; i++)
+					t[i] = s[i] ^ (d.opcode == SACC_OP_XFORM
+							   ? SACC_XFORM_KEY
+							   : 0);
+				c.result_len = d.length;
+			}
+		}
+		switch (F.corrupt) {
+		case C_REQ_ID_UNKNOWN:
+			c.req_id += 1000;
+			break;
+		case C_REQ_ID_NEXT:
+			c.req_id += 1;
+			break;
+		case C_RESULT_LEN_BIG:
+			c.result_len = d.length + 1;
+			break;
+		case C_SHORT_OK:
+			c.result_len = d.length ? d.length - 1 : 0;
+			break;
+		case C_BAD_STATUS:
+			c.status = 9;
+			break;
+		case C_NONE:
+			break;
+		}
+		F.corrupt = C_NONE;
+		/* bytes 0-13, then the phase word */
+		memcpy(&cq[F.cq_tail], &c, SACC_CQE_PHASE_OFFSET);
+		__atomic_store_n(&cq[F.cq_tail].phase, (uint16_t)F.phase,
+				 __ATOMIC_RELEASE);
+		F.cq_tail = (F.cq_tail + 1) % dev->cq_entries;
+		if (F.cq_tail == 0)
+			F.phase ^= 1;
+		F.head = (F.head + 1) % dev->sq_entries;
+		n++;
+	}
+	return n;
+}
+
+/* A sacc_dev with everything but VFIO: what sacc_open() would build. */
+static struct sacc_dev *fake_open(uint32_t sq, uint32_t cq)
+{
+	struct sacc_iommu_info info = {
+	    .has_iova_ranges = true, .nr_ranges = 1, .pgsizes = 4096};
+	struct sacc_dma_limits lim = {.memlock_limit = UINT64_MAX,
+				      .memlock_exempt = true};
+	struct sacc_dma_backend be = {fake_map, fake_unmap, NULL};
+	struct sacc_err e;
+	struct sacc_dev *dev = calloc(1, sizeof(*dev));
+
+	ck_assert_ptr_nonnull(dev);
+	info.ranges[0].start = 0;
+	info.ranges[0].end = (1ull << 39) - 1;
+	snprintf(dev->bdf, sizeof(dev->bdf), "0000:00:03.0");
+	dev->container_fd = dev->group_fd = dev->device_fd = dev->irq_fd = -1;
+	dev->sq_entries = sq;
+	dev->cq_entries = cq;
+	dev->next_req_id = 1;
+	ck_assert_int_eq(
+	    sacc_dma_ctx_create(&dev->dma, -1, &info, &lim, &be, &e), 0);
+	dev->regs = aligned_alloc(4096, 4096);
+	dev->db = aligned_alloc(4096, 4096);
+	memset((void *)dev->regs, 0, 4096);
+	memset((void *)dev->db, 0, 4096);
+	dev->regs[SACC_REG_STATUS / 4] = SACC_STATUS_READY;
+	ck_assert_int_eq(sacc_queue_alloc(dev), 0);
+	ck_assert_int_eq(sacc_sq_init(&dev->sq, sacc_buf_va(dev->sq_buf), sq),
+			 0);
+	ck_assert_int_eq(sacc_cq_init(&dev->cq, sacc_buf_va(dev->cq_buf), cq),
+			 0);
+	dev->initialised = true;
+	memset(&F, 0, sizeof(F));
+	F.dev = dev;
+	F.phase = 1;
+	return dev;
+}
+
+static void fake_close(struct sacc_dev *dev)
+{
+	sacc_queue_free(dev);
+	sacc_buf_free_all(dev);
+	sacc_dev_dma_close(dev);
+	free((void *)dev->regs);
+	free((void *)dev->db);
+	free(dev);
+}
+
+/* What sacc_reset() does to the rings, minus the hardware. */
+static void fake_reset(struct sacc_dev *dev)
+{
+	sacc_queue_abandon(dev);
+	ck_assert_int_eq(
+	    sacc_sq_init(&dev->sq, sacc_buf_va(dev->sq_buf), dev->sq_entries),
+	    0);
+	ck_assert_int_eq(
+	    sacc_cq_init(&dev->cq, sacc_buf_va(dev->cq_buf), dev->cq_entries),
+	    0);
+	dev->broken = false;
+	dev->db[0] = 0;
+	dev->regs[SACC_REG_CQ_HEAD / 4] = 0;
+	F.head = F.cq_tail = 0;
+	F.phase = 1;
+}
+
+static int reap_all(struct sacc_dev *dev, struct sacc_result *r, int want)
+{
+	int got = 0, k, spins = 0;
+
+	while (got < want && spins++ < 100000) {
+		dev_run(1u << 20);
+		k = sacc_poll(dev, r + got, (unsigned int)(want - got));
+		if (k < 0)
+			return k;
+		got += k;
+	}
+	return got;
+}
+
+/* ---- tests ---- */
+
+START_TEST(test_bdf_parse)
+{
+	char out[SACC_BDF_MAX];
+
+	ck_assert_int_eq(sacc_bdf_parse("0000:00:03.0", out), 0);
+	ck_assert_str_eq(out, "0000:00:03.0");
+	ck_assert_int_eq(sacc_bdf_parse("00:1F.7", out), 0);
+	ck_assert_str_eq(out, "0000:00:1f.7");
+	ck_assert_int_eq(sacc_bdf_parse("abcd:ff:1f.7", out), 0);
+	ck_assert_str_eq(out, "abcd:ff:1f.7");
+	ck_assert_int_eq(sacc_bdf_parse("00:20.0", out), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_parse("00:03.8", out), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_parse("00:03", out), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_parse("12345:00:03.0", out), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_parse("0000:00:03.0x", out), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_parse("", out), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_parse("../../etc", out), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(NULL), "not a PCI address"));
+}
+END_TEST
+
+START_TEST(test_validation)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	struct sacc_buf *src, *dst, *bi;
+	struct sacc_op op;
+
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 5000, SACC_DMA_TO_DEVICE, "src", &src), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 5000, SACC_DMA_FROM_DEVICE, "dst", &dst), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 10, SACC_DMA_BIDIRECTIONAL, "bi", &bi), 0);
+	ck_assert_int_eq(sacc_buf_alloc(dev, 0, SACC_DMA_TO_DEVICE, "z", &bi),
+			 -EINVAL);
+	ck_assert_ptr_null(bi);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 10, (enum sacc_dma_dir)7, "z", &bi), -EINVAL);
+	/* page-granular, guard page between neighbours */
+	ck_assert_uint_eq(sacc_buf_iova(src) & 4095, 0);
+	ck_assert_uint_eq((uintptr_t)sacc_buf_va(dst) & 4095, 0);
+	ck_assert(sacc_buf_iova(dst) >= sacc_buf_iova(src) + 8192 + 4096 ||
+		  sacc_buf_iova(src) >= sacc_buf_iova(dst) + 8192 + 4096);
+
+	op = (struct sacc_op){
+	    .opcode = SACC_OP_MEMCPY, .len = 100, .src = dst, .dst = dst};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "may not read"));
+	op = (struct sacc_op){
+	    .opcode = SACC_OP_MEMCPY, .len = 100, .src = src, .dst = src};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "may not write"));
+	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+			      .len = 5000,
+			      .src = src,
+			      .src_off = 1,
+			      .dst = dst};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "past its end"));
+	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+			      .len = 1,
+			      .src = src,
+			      .src_off = SIZE_MAX,
+			      .dst = dst};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	op = (struct sacc_op){
+	    .opcode = SACC_OP_XFORM, .len = 0, .src = src, .dst = dst};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	op = (struct sacc_op){.opcode = SACC_OP_XFORM,
+			      .len = SACC_MAX_XFER + 1,
+			      .src = src,
+			      .dst = dst};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	op = (struct sacc_op){.opcode = 3, .len = 1, .src = src, .dst = dst};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	op = (struct sacc_op){
+	    .opcode = SACC_OP_MEMCPY, .len = 1, .src = src, .dst = dev->cq_buf};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	op = (struct sacc_op){.opcode = SACC_OP_NOP, .flags = 0x80};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	/* nothing reached the device */
+	ck_assert_uint_eq(dev->stats.doorbells, 0);
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	/* rings are libsacc's */
+	ck_assert_int_eq(sacc_buf_free(dev->sq_buf), -EINVAL);
+	ck_assert_int_eq(sacc_buf_free(src), 0);
+	fake_close(dev);
+}
+END_TEST
+
+START_TEST(test_batch_one_doorbell)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	struct sacc_buf *src, *dst;
+	struct sacc_result r[16];
+	struct sacc_op ops[10];
+	uint8_t *s, *d;
+	int i, n;
+
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 1000, SACC_DMA_TO_DEVICE, "src", &src), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 1000, SACC_DMA_FROM_DEVICE, "dst", &dst), 0);
+	s = sacc_buf_va(src);
+	d = sacc_buf_va(dst);
+	for (i = 0; i < 1000; i++)
+		s[i] = (uint8_t)(i * 7);
+	for (i = 0; i < 10; i++)
+		ops[i] = (struct sacc_op){.opcode = (uint16_t)(i % 3),
+					  .len = 100,
+					  .src = src,
+					  .src_off = (size_t)i * 100,
+					  .dst = dst,
+					  .dst_off = (size_t)i * 100,
+					  .cookie = 100 + (uint64_t)i};
+	/* 8-entry SQ: 7 fit, one doorbell with the new tail */
+	n = sacc_submit(dev, ops, 10);
+	ck_assert_int_eq(n, 7);
+	ck_assert_uint_eq(dev->stats.doorbells, 1);
+	ck_assert_uint_eq(dev->db[0], 7);
+	ck_assert_int_eq(sacc_submit(dev, ops, 1), 0); /* full */
+	ck_assert_uint_eq(dev->stats.doorbells, 1);
+	ck_assert_uint_eq(sacc_sq_free(dev), 0);
+	/* a buffer named by an outstanding op cannot be freed */
+	ck_assert_int_eq(sacc_buf_free(src), -EBUSY);
+	ck_assert_int_eq(reap_all(dev, r, 7), 7);
+	ck_assert_uint_eq(dev->stats.cq_head_writes, 1);
+	ck_assert_uint_eq(dev->regs[SACC_REG_CQ_HEAD / 4], 7);
+	for (i = 0; i < 7; i++) {
+		ck_assert_uint_eq(r[i].cookie, 100 + (uint64_t)i);
+		ck_assert_uint_eq(r[i].status, SACC_STS_OK);
+		ck_assert_uint_eq(r[i].opcode, i % 3);
+		ck_assert_uint_eq(r[i].result_len, i % 3 ? 100 : 0);
+		ck_assert(!r[i].raw);
+	}
+	ck_assert_uint_eq(d[150], s[150]);
+	ck_assert_uint_eq(d[250], s[250] ^ SACC_XFORM_KEY);
+	ck_assert_uint_eq(d[50], 0); /* the NOP wrote nothing */
+	ck_assert_int_eq(sacc_buf_free(src), 0);
+	fake_close(dev);
+}
+END_TEST
+
+START_TEST(test_laps_small_cq)
+{
+	/* CQ smaller than the SQ: the device stalls on the full rule. */
+	struct sacc_dev *dev = fake_open(16, 4);
+	struct sacc_result r[64];
+	struct sacc_op ops[15];
+	struct sacc_stats st;
+	int lap, i;
+
+	for (i = 0; i < 15; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_NOP,
+					  .cookie = (uint64_t)i};
+	for (lap = 0; lap < 500; lap++) {
+		int n = sacc_submit(dev, ops, (unsigned int)(1 + lap % 15));
+
+		ck_assert_int_eq(n, 1 + lap % 15);
+		ck_assert_int_eq(reap_all(dev, r, n), n);
+		for (i = 0; i < n; i++)
+			ck_assert_uint_eq(r[i].cookie, (uint64_t)i);
+	}
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.submitted, st.completed);
+	ck_assert_uint_eq(st.doorbells, 500);
+	ck_assert_uint_eq(st.by_status[SACC_STS_OK], st.completed);
+	ck_assert_uint_eq(st.device_errors, 0);
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	fake_close(dev);
+}
+END_TEST
+
+static void expect_untrusted(enum corruption c, const char *needle)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	struct sacc_buf *src, *dst;
+	struct sacc_result r[8];
+	struct sacc_op ops[3];
+	struct sacc_stats st;
+	int i;
+
+	ck_assert_int_eq(sacc_buf_alloc(dev, 64, SACC_DMA_TO_DEVICE, "s", &src),
+			 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 64, SACC_DMA_FROM_DEVICE, "d", &dst), 0);
+	for (i = 0; i < 3; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+					  .len = 64,
+					  .src = src,
+					  .dst = dst};
+	ck_assert_int_eq(sacc_submit(dev, ops, 3), 3);
+	dev_run(1); /* one good completion first */
+	F.corrupt = c;
+	dev_run(2);
+	/* the good one is delivered, then the bad one is an error */
+	ck_assert_int_eq(sacc_poll(dev, r, 8), 1);
+	ck_assert_int_eq(sacc_poll(dev, r, 8), -EIO);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), needle));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "sacc_reset"));
+	/* sticky until reset */
+	ck_assert_int_eq(sacc_poll(dev, r, 8), -EIO);
+	ck_assert_int_eq(sacc_submit(dev, ops, 1), -EIO);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.device_errors, 1);
+	ck_assert_uint_eq(st.completed, 1);
+	ck_assert_int_eq(sacc_buf_free(src), -EBUSY);
+	fake_reset(dev);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.abandoned, 2);
+	ck_assert_int_eq(sacc_buf_free(src), 0);
+	fake_close(dev);
+}
+
+START_TEST(test_untrusted_unknown_req_id)
+{
+	expect_untrusted(C_REQ_ID_UNKNOWN, "not outstanding");
+}
+END_TEST
+
+START_TEST(test_untrusted_out_of_order)
+{
+	expect_untrusted(C_REQ_ID_NEXT, "out of ring order");
+}
+END_TEST
+
+START_TEST(test_untrusted_result_len)
+{
+	expect_untrusted(C_RESULT_LEN_BIG, "larger than");
+}
+END_TEST
+
+START_TEST(test_untrusted_short_ok)
+{
+	expect_untrusted(C_SHORT_OK, "status ok but result_len");
+}
+END_TEST
+
+START_TEST(test_untrusted_status)
+{
+	expect_untrusted(C_BAD_STATUS, "unknown status");
+}
+END_TEST
+
+START_TEST(test_completion_nothing_outstanding)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	struct sacc_cqe *cq = sacc_buf_va(dev->cq_buf);
+	struct sacc_result r;
+
+	ck_assert_int_eq(sacc_poll(dev, &r, 1), 0);
+	cq[0].req_id = 1;
+	cq[0].phase = 1;
+	ck_assert_int_eq(sacc_poll(dev, &r, 1), -EIO);
+	ck_assert_ptr_nonnull(
+	    strstr(sacc_errmsg(dev), "nothing is outstanding"));
+	fake_close(dev);
+}
+END_TEST
+
+START_TEST(test_submit_raw)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	struct sacc_buf *dst;
+	struct sacc_result r[2];
+	struct sacc_desc d = {0};
+	int id;
+
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 64, SACC_DMA_FROM_DEVICE, "d", &dst), 0);
+	/* unmapped source, any req_id: the driver assigns its own */
+	d.src = 0xdead0000;
+	d.dst = sacc_buf_iova(dst);
+	d.length = 64;
+	d.opcode = SACC_OP_MEMCPY;
+	d.req_id = 0;
+	id = sacc_submit_raw(dev, &d);
+	ck_assert_int_gt(id, 0);
+	d.opcode = 77;
+	ck_assert_int_eq(sacc_submit_raw(dev, &d), id + 1);
+	ck_assert_int_eq(reap_all(dev, r, 2), 2);
+	ck_assert(r[0].raw && r[1].raw);
+	ck_assert_uint_eq(r[0].req_id, (uint32_t)id);
+	ck_assert_uint_eq(r[0].status, SACC_STS_DMA_FAULT);
+	ck_assert_uint_eq(r[1].status, SACC_STS_BAD_OPCODE);
+	ck_assert_uint_eq(dev->stats.by_status[SACC_STS_DMA_FAULT], 1);
+	fake_close(dev);
+}
+END_TEST
+
+START_TEST(test_not_initialised)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	struct sacc_op op = {.opcode = SACC_OP_NOP};
+	struct sacc_result r;
+
+	dev->flags = SACC_OPEN_NO_INIT;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -ENOTCONN);
+	ck_assert_int_eq(sacc_poll(dev, &r, 1), -ENOTCONN);
+	ck_assert_int_eq(sacc_wait(dev, 0), -ENOTCONN);
+	dev->flags = 0;
+	ck_assert_int_eq(sacc_reg_read(dev, 2, (uint32_t *)&op.len), -EINVAL);
+	ck_assert_int_eq(sacc_reg_write(dev, SACC_BAR0_SIZE, 0), -EINVAL);
+	fake_close(dev);
+}
+END_TEST
+
+/* ---- sysfs against a fake tree ---- */
+
+static char root[64];
+
+static void wr(const char *rel, const char *s)
+{
+	char p[256];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	f = fopen(p, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(s, f);
+	fclose(f);
+}
+
+static void md(const char *rel)
+{
+	char p[256], *q;
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	for (q = p + strlen(root) + 1; (q = strchr(q, '/')); q++) {
+		*q = '\0';
+		mkdir(p, 0755);
+		*q = '/';
+	}
+	mkdir(p, 0755);
+}
+
+static void ln(const char *target, const char *rel)
+{
+	char p[256];
+
+	snprintf(p, sizeof(p), "%s/%s", root, rel);
+	ck_assert_int_eq(symlink(target, p), 0);
+}
+
+static void add_dev(const char *bdf, const char *ven, const char *devid,
+		    int group, const char *drv)
+{
+	char d[128], x[256], t[256];
+
+	snprintf(d, sizeof(d), "devices/pci0000:00/%s", bdf);
+	md(d);
+	snprintf(x, sizeof(x), "%s/vendor", d);
+	wr(x, ven);
+	snprintf(x, sizeof(x), "%s/device", d);
+	wr(x, devid);
+	snprintf(x, sizeof(x), "%s/driver_override", d);
+	wr(x, "(null)\n");
+	snprintf(t, sizeof(t), "../../../devices/pci0000:00/%s", bdf);
+	snprintf(x, sizeof(x), "bus/pci/devices/%s", bdf);
+	ln(t, x);
+	snprintf(x, sizeof(x), "kernel/iommu_groups/%d/devices", group);
+	md(x);
+	snprintf(t, sizeof(t), "../../../../devices/pci0000:00/%s", bdf);
+	snprintf(x, sizeof(x), "kernel/iommu_groups/%d/devices/%s", group, bdf);
+	ln(t, x);
+	snprintf(t, sizeof(t), "../../../kernel/iommu_groups/%d", group);
+	snprintf(x, sizeof(x), "%s/iommu_group", d);
+	ln(t, x);
+	if (drv) {
+		snprintf(x, sizeof(x), "bus/pci/drivers/%s", drv);
+		md(x);
+		snprintf(t, sizeof(t), "../../../bus/pci/drivers/%s", drv);
+		snprintf(x, sizeof(x), "%s/driver", d);
+		ln(t, x);
+	}
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag,
+		  struct FTW *ftw)
+{
+	return remove(p);
+}
+
+START_TEST(test_sysfs)
+{
+	struct sacc_pci_dev devs[4];
+	char why[256];
+
+	snprintf(root, sizeof(root), "/tmp/sacc-sysfs.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	setenv("SACC_SYSFS_ROOT", root, 1);
+	md("bus/pci/devices");
+	add_dev("0000:00:03.0", "0x1b36", "0x1092", 7, "vfio-pci");
+	add_dev("0000:00:03.1", "0x8086", "0x2922", 7, "ahci");
+	add_dev("0000:00:04.0", "0x1b36", "0x1092", 8, NULL);
+
+	ck_assert_int_eq(sacc_pci_list(devs, 4), 2);
+	ck_assert_str_eq(devs[0].bdf, "0000:00:03.0");
+	ck_assert_str_eq(devs[0].driver, "vfio-pci");
+	ck_assert_int_eq(devs[0].iommu_group, 7);
+	ck_assert_str_eq(devs[1].driver, "");
+	ck_assert_int_eq(devs[1].iommu_group, 8);
+
+	ck_assert_int_eq(sacc_group_viable(7, "0000:00:03.0", why, sizeof(why)),
+			 0);
+	ck_assert_str_eq(why, "0000:00:03.1 is bound to ahci; bind it to "
+			      "vfio-pci or unbind it");
+	ck_assert_int_eq(sacc_group_viable(8, "0000:00:04.0", why, sizeof(why)),
+			 1);
+
+	/* bind: refuses non-SACC devices, wants vfio-pci loaded */
+	ck_assert_int_eq(sacc_pci_bind_vfio("0000:00:03.1"), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(NULL), "not a SACC device"));
+	ck_assert_int_eq(sacc_pci_bind_vfio("0000:00:03.0"), 0); /* already */
+	ck_assert_int_eq(sacc_pci_bind_vfio("0000:00:09.0"), -ENODEV);
+	/* no vfio-pci driver directory: says what to do */
+	{
+		char p[256];
+
+		snprintf(p, sizeof(p), "%s/bus/pci/drivers/vfio-pci", root);
+		ck_assert_int_eq(rmdir(p), 0);
+		ck_assert_int_eq(sacc_pci_bind_vfio("0000:00:04.0"), -ENOENT);
+		ck_assert_ptr_nonnull(
+		    strstr(sacc_errmsg(NULL), "modprobe vfio-pci"));
+		ck_assert_int_eq(mkdir(p, 0755), 0);
+	}
+	/* unbind clears driver_override */
+	ck_assert_int_eq(sacc_pci_unbind("0000:00:04.0"), 0);
+	ck_assert_int_eq(sacc_pci_iommu_group("0000:00:04.0"), 8);
+	ck_assert_int_eq(sacc_pci_iommu_group("0000:00:09.0"), -ENOENT);
+	nftw(root, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+END_TEST
+
+static Suite *libsacc_suite(void)
+{
+	Suite *s = suite_create("libsacc");
+	TCase *tc = tcase_create("core");
+
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_bdf_parse);
+	tcase_add_test(tc, test_validation);
+	tcase_add_test(tc, test_batch_one_doorbell);
+	tcase_add_test(tc, test_laps_small_cq);
+	tcase_add_test(tc, test_untrusted_unknown_req_id);
+	tcase_add_test(tc, test_untrusted_out_of_order);
+	tcase_add_test(tc, test_untrusted_result_len);
+	tcase_add_test(tc, test_untrusted_short_ok);
+	tcase_add_test(tc, test_untrusted_status);
+	tcase_add_test(tc, test_completion_nothing_outstanding);
+	tcase_add_test(tc, test_submit_raw);
+	tcase_add_test(tc, test_not_initialised);
+	tcase_add_test(tc, test_sysfs);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr = srunner_create(libsacc_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
