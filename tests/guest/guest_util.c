@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: MIT
+/*
+ * guest_util.c - helpers shared by the in-guest Check suites.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guest_util.h"
+
+static struct sacc_pci_dev devs[16];
+static int nr_devs = -1;
+
+static void scan(void)
+{
+	struct sacc_pci_dev all[16];
+	int n = sacc_pci_list(all, 16);
+
+	nr_devs = 0;
+	for (int i = 0; i < n && i < 16; i++)
+		if (!strcmp(all[i].driver, "vfio-pci"))
+			devs[nr_devs++] = all[i];
+}
+
+const char *guest_bdf(unsigned int idx)
+{
+	if (nr_devs < 0)
+		scan();
+	return (int)idx < nr_devs ? devs[idx].bdf : NULL;
+}
+
+unsigned int guest_nr_devices(void)
+{
+	if (nr_devs < 0)
+		scan();
+	return nr_devs;
+}
+
+/* /dev/kmsg records: "prio,seq,usec,flags;text".  Sequence numbers are
+ * what we mark by. */
+static int kmsg_walk(uint64_t after, const char *needle, char *last,
+		     size_t len, uint64_t *max_seq)
+{
+	char rec[2048];
+	int fd, hits = 0;
+	ssize_t n;
+
+	fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	for (;;) {
+		unsigned long long seq;
+
+		n = read(fd, rec, sizeof(rec) - 1);
+		if (n < 0 && errno == EPIPE)
+			continue; /* overwritten records: skip ahead */
+		if (n <= 0)
+			break;
+		rec[n] = '\0';
+		if (sscanf(rec, "%*u,%llu,", &seq) != 1)
+			continue;
+		if (max_seq && seq > *max_seq)
+			*max_seq = seq;
+		if (seq <= after || !needle)
+			continue;
+		char *text = strchr(rec, ';');
+
+		if (text && strstr(text + 1, needle)) {
+			hits++;
+			if (last && len) {
+				snprintf(last, len, "%s", text + 1);
+				last[strcspn(last, "\n")] = '\0';
+			}
+		}
+	}
+	close(fd);
+	return hits;
+}
+
+uint64_t guest_kmsg_mark(void)
+{
+	uint64_t seq = 0;
+
+	kmsg_walk(0, NULL, NULL, 0, &seq);
+	return seq;
+}
+
+int guest_kmsg_grep(uint64_t mark, const char *needle, char *last, size_t len)
+{
+	return kmsg_walk(mark, needle, last, len, NULL);
+}
+
+int guest_count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n - 1; /* the DIR's own fd */
+}
+
+int guest_reap(struct sacc_dev *dev, struct sacc_result *out, unsigned int n,
+	       int timeout_ms)
+{
+	struct timespec t0, t;
+	unsigned int got = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	while (got < n) {
+		int r = sacc_poll(dev, out + got, n - got);
+
+		if (r < 0)
+			return r;
+		got += r;
+		if (r)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((t.tv_sec - t0.tv_sec) * 1000 +
+			    (t.tv_nsec - t0.tv_nsec) / 1000000 >
+		    timeout_ms)
+			break;
+	}
+	return got;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * guest_util.h - helpers shared by the in-guest Check suites.
+ */
+#ifndef SACC_GUEST_UTIL_H
+#define SACC_GUEST_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "libsacc.h"
+
+/* Generous per-test timeout: TCG is slow, and a hang must still end. */
+#define GUEST_TEST_TIMEOUT 600
+
+/* BDF of the @idx-th SACC device bound to vfio-pci; NULL if none. */
+const char *guest_bdf(unsigned int idx);
+
+/* Number of SACC devices bound to vfio-pci. */
+unsigned int guest_nr_devices(void);
+
+/*
+ * Kernel log cursor: guest_kmsg_mark() returns the current end of
+ * /dev/kmsg; guest_kmsg_grep() counts lines after @mark containing
+ * @needle (and copies the last one into @last, if non-NULL).
+ */
+uint64_t guest_kmsg_mark(void);
+int guest_kmsg_grep(uint64_t mark, const char *needle, char *last,
+		    size_t len);
+
+/* Open fds of this process (for leak checks). */
+int guest_count_fds(void);
+
+/* Poll @dev until @n results are in @out or ~@timeout_ms passed. */
+int guest_reap(struct sacc_dev *dev, struct sacc_result *out, unsigned int n,
+	       int timeout_ms);
+
+#endif /* SACC_GUEST_UTIL_H */
