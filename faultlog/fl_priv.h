@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fl_priv.h - internals shared by the faultlog files: a growable string
+ * buffer with a JSON emitter, and a minimal tolerant JSON reader that is
+ * just enough for the journal schema and for checking our own output.
+ */
+#ifndef SACC_FL_PRIV_H
+#define SACC_FL_PRIV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sacc_faultlog.h"
+
+/* ---- string buffer ---- */
+
+struct fl_sb {
+	char *buf; /* NUL terminated while !oom */
+	size_t len, cap;
+	bool oom; /* an allocation failed; contents are incomplete */
+};
+
+void fl_sb_init(struct fl_sb *sb);
+void fl_sb_free(struct fl_sb *sb);
+void fl_sb_reset(struct fl_sb *sb);
+void fl_sb_putc(struct fl_sb *sb, char c);
+void fl_sb_puts(struct fl_sb *sb, const char *s);
+void fl_sb_putn(struct fl_sb *sb, const char *s, size_t n);
+void fl_sb_printf(struct fl_sb *sb, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* A JSON string literal with quotes; NULL gives null. */
+void fl_sb_json_str(struct fl_sb *sb, const char *s);
+/* "key": prefixed by a comma unless it is the object's first member. */
+void fl_sb_json_key(struct fl_sb *sb, bool *first, const char *key);
+void fl_sb_json_hex(struct fl_sb *sb, uint64_t v); /* "0x..." */
+
+/* ---- JSON reader ---- */
+
+#define FJ_STR_MAX 256
+#define FJ_DEPTH_MAX 32
+
+enum fj_type {
+	FJ_STRING,
+	FJ_NUMBER,
+	FJ_TRUE,
+	FJ_FALSE,
+	FJ_NULL,
+	FJ_ARRAY,
+	FJ_OBJECT,
+};
+
+struct fj_val {
+	enum fj_type type;
+	const char *raw; /* the value's text, brackets/quotes included */
+	size_t raw_len;
+	/* FJ_STRING: decoded, NUL terminated, truncated at FJ_STR_MAX - 1 */
+	char str[FJ_STR_MAX];
+	bool str_truncated;
+	bool str_has_nul; /* contained \u0000 */
+	/* FJ_NUMBER */
+	bool num_int;	   /* no fraction or exponent, fits in uint64 */
+	bool num_neg;
+	uint64_t num;	   /* magnitude when num_int */
+};
+
+/* Called per member; a negative return aborts the parse with it. */
+typedef int (*fj_member_fn)(void *ctx, const char *key,
+			    const struct fj_val *v);
+/* Called per element. */
+typedef int (*fj_elem_fn)(void *ctx, size_t idx, const struct fj_val *v);
+
+/*
+ * @s (@len bytes) must hold exactly one object (or array), surrounded by
+ * optional whitespace.  Returns 0, -EINVAL for bad JSON, or the
+ * callback's negative value.  Duplicate keys are passed on as they come.
+ */
+int fj_parse_object(const char *s, size_t len, fj_member_fn fn, void *ctx);
+int fj_parse_array(const char *s, size_t len, fj_elem_fn fn, void *ctx);
+
+/* Parse "0x..." (hex) or decimal digits, the whole of @s.  0 / -EINVAL. */
+int fl_parse_u64(const char *s, uint64_t *out);
+
+/* Unsigned hex/decimal digits at *p; advances.  -EINVAL if none or on
+ * overflow.  @base 16 accepts an optional "0x". */
+int fl_scan_u64(const char **p, int base, uint64_t *out);
+
+/* Copy with truncation; always NUL terminates (@size > 0). */
+void fl_strlcpy(char *dst, const char *src, size_t size);
+
+/* Growable array helper: make room for @need elements. */
+int fl_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+/* ---- the fault log's state ---- */
+
+/* A kernel DMAR fault line (DMA or INTR-REMAP). */
+struct fl_kline {
+	struct sacc_kmsg_event e;
+	size_t seq;	/* input order */
+	long jmatch;	/* joined device fault (index into jf), -1 */
+	long qmatch;	/* joined trace line, -1 */
+};
+
+/* A journal fault event. */
+struct fl_jfault {
+	uint64_t t_ns;
+	uint32_t pid;
+	uint32_t domain;
+	uint16_t sid;
+	uint8_t access;
+	bool write, fatal, has_fault_count;
+	uint32_t req_id, opcode, status, fault_count;
+	uint64_t addr;
+	size_t seq;
+	long kmatch, qmatch;
+};
+
+/* A journal map / unmap / reset event (replayed in time order). */
+struct fl_jmap {
+	enum sacc_journal_kind kind;
+	uint64_t t_ns;
+	uint32_t domain;
+	uint16_t sid;
+	uint32_t perm;
+	uint64_t iova, len;
+	char name[SACC_DMA_NAME_MAX];
+	size_t seq;
+};
+
+/* A vtd_dmar_fault trace line. */
+struct fl_qline {
+	struct sacc_trace_event e;
+	size_t seq;
+	bool recorded; /* a vtd_frr_new line followed for it */
+	long jmatch, kmatch;
+	bool has_guest_t; /* time of the record it joined (for estimates) */
+	uint64_t guest_t;
+};
+
+struct fl_dev {
+	uint32_t domain;
+	uint16_t sid;
+	bool has_journal;
+	bool has_ranges;
+	uint64_t ranges_t;
+	uint32_t nr_ranges;
+	struct sacc_iova_range ranges[SACC_IOMMU_MAX_RANGES];
+	struct sacc_faultlog_counts c;
+};
+
+struct sacc_faultlog {
+	uint64_t window;
+	size_t seq;
+
+	struct fl_kline *k;
+	size_t nk, capk;
+	struct fl_jfault *jf;
+	size_t njf, capjf;
+	struct fl_jmap *jm;
+	size_t njm, capjm;
+	struct fl_qline *q;
+	size_t nq, capq;
+	uint16_t *frr_sid; /* vtd_frr_new lines, by source id */
+	size_t nfrr, capfrr;
+
+	/* a pre-4.7 head line waiting for its "[fault reason]" line */
+	bool pend_active;
+	bool pend_committed; /* already in k[] (a join happened) */
+	size_t pend_seq;
+	struct sacc_kmsg_event pend;
+
+	uint64_t suppressed, suppressed_lines, drhd_lines, overflow_events;
+	uint64_t bad_kmsg, bad_journal, bad_trace, user_ignored, overruns;
+
+	/* join output */
+	struct fl_dev *devs;
+	size_t ndev, capdev;
+	struct sacc_fault *rec;
+	size_t nrec, caprec;
+	struct sacc_faultlog_counts *counts;
+	size_t capcounts;
+	struct sacc_faultlog_summary sum;
+};
+
+/* Device slot for @sid (created if missing); NULL on ENOMEM. */
+struct fl_dev *fl_dev_get(struct sacc_faultlog *fl, uint16_t sid);
+
+/* A pre-4.7 head line still waiting for its reason line is listed as it
+ * is (and updated if the reason line comes later).  0 / -ENOMEM. */
+int fl_list_pending(struct sacc_faultlog *fl);
+
+/* Attribute every record against the journal (attr.c).  0 / -ENOMEM. */
+int fl_attribute(struct sacc_faultlog *fl);
+
+/* Fill fl->sum.text (report.c). */
+void fl_summary_text(struct sacc_faultlog_summary *sum);
+
+#endif /* SACC_FL_PRIV_H */

@@ -1,0 +1,603 @@
+// SPDX-License-Identifier: MIT
+/*
+ * journal.c - the SACC per-device event journal: the JSON-lines schema
+ * (sacc_faultlog.h, section 1), its formatter, its tolerant parser, and
+ * the O_APPEND writer libsacc uses.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "fl_priv.h"
+#include "sacc_hw.h"
+
+static const char *const kind_names[] = {
+	[SACC_JEV_MAP] = "map",	      [SACC_JEV_UNMAP] = "unmap",
+	[SACC_JEV_RANGES] = "ranges", [SACC_JEV_FAULT] = "fault",
+	[SACC_JEV_RESET] = "reset",
+};
+
+const char *sacc_journal_kind_name(enum sacc_journal_kind kind)
+{
+	if (kind >= SACC_JEV_MAP && kind <= SACC_JEV_RESET)
+		return kind_names[kind];
+	return NULL;
+}
+
+static const char *perm_name(uint32_t perm)
+{
+	switch (perm) {
+	case SACC_JOURNAL_PERM_READ:
+		return "r";
+	case SACC_JOURNAL_PERM_WRITE:
+		return "w";
+	case SACC_JOURNAL_PERM_READ | SACC_JOURNAL_PERM_WRITE:
+		return "rw";
+	}
+	return NULL;
+}
+
+/* ---- format ---- */
+
+int sacc_journal_format(const struct sacc_journal_event *ev, char *buf,
+			size_t len)
+{
+	const char *kind = ev ? sacc_journal_kind_name(ev->ev) : NULL;
+	struct fl_sb sb;
+	bool first = true;
+	int ret;
+
+	if (!kind || !buf || sacc_bdf_parse(ev->bdf, NULL, NULL))
+		return -EINVAL;
+	if ((ev->ev == SACC_JEV_MAP && !perm_name(ev->perm)) ||
+	    (ev->ev == SACC_JEV_UNMAP && ev->perm && !perm_name(ev->perm)) ||
+	    (ev->ev == SACC_JEV_FAULT && !sacc_fault_access_name(ev->access)) ||
+	    (ev->ev == SACC_JEV_RANGES &&
+	     ev->nr_ranges > SACC_IOMMU_MAX_RANGES))
+		return -EINVAL;
+
+	fl_sb_init(&sb);
+	fl_sb_putc(&sb, '{');
+	fl_sb_json_key(&sb, &first, "ev");
+	fl_sb_json_str(&sb, kind);
+	fl_sb_json_key(&sb, &first, "t_ns");
+	fl_sb_printf(&sb, "%" PRIu64, ev->t_ns);
+	if (ev->pid) {
+		fl_sb_json_key(&sb, &first, "pid");
+		fl_sb_printf(&sb, "%" PRIu32, ev->pid);
+	}
+	fl_sb_json_key(&sb, &first, "bdf");
+	fl_sb_json_str(&sb, ev->bdf);
+
+	switch (ev->ev) {
+	case SACC_JEV_MAP:
+	case SACC_JEV_UNMAP:
+		fl_sb_json_key(&sb, &first, "name");
+		fl_sb_json_str(&sb, ev->name);
+		fl_sb_json_key(&sb, &first, "iova");
+		fl_sb_json_hex(&sb, ev->iova);
+		fl_sb_json_key(&sb, &first, "len");
+		fl_sb_printf(&sb, "%" PRIu64, ev->len);
+		if (ev->perm) {
+			fl_sb_json_key(&sb, &first, "perm");
+			fl_sb_json_str(&sb, perm_name(ev->perm));
+		}
+		break;
+	case SACC_JEV_RANGES:
+		fl_sb_json_key(&sb, &first, "ranges");
+		fl_sb_putc(&sb, '[');
+		for (uint32_t i = 0; i < ev->nr_ranges; i++) {
+			fl_sb_puts(&sb, i ? ",[" : "[");
+			fl_sb_json_hex(&sb, ev->ranges[i].start);
+			fl_sb_putc(&sb, ',');
+			fl_sb_json_hex(&sb, ev->ranges[i].end);
+			fl_sb_putc(&sb, ']');
+		}
+		fl_sb_putc(&sb, ']');
+		break;
+	case SACC_JEV_FAULT:
+		fl_sb_json_key(&sb, &first, "req_id");
+		fl_sb_printf(&sb, "%" PRIu32, ev->req_id);
+		fl_sb_json_key(&sb, &first, "opcode");
+		fl_sb_printf(&sb, "%" PRIu32, ev->opcode);
+		fl_sb_json_key(&sb, &first, "status");
+		fl_sb_printf(&sb, "%" PRIu32, ev->status);
+		fl_sb_json_key(&sb, &first, "addr");
+		fl_sb_json_hex(&sb, ev->addr);
+		fl_sb_json_key(&sb, &first, "access");
+		fl_sb_json_str(&sb, sacc_fault_access_name(ev->access));
+		fl_sb_json_key(&sb, &first, "write");
+		fl_sb_puts(&sb, ev->write ? "true" : "false");
+		fl_sb_json_key(&sb, &first, "fatal");
+		fl_sb_puts(&sb, ev->fatal ? "true" : "false");
+		if (ev->has_fault_count) {
+			fl_sb_json_key(&sb, &first, "fault_count");
+			fl_sb_printf(&sb, "%" PRIu32, ev->fault_count);
+		}
+		break;
+	case SACC_JEV_RESET:
+		break;
+	}
+	fl_sb_puts(&sb, "}\n");
+
+	if (sb.oom) {
+		ret = -ENOMEM;
+	} else if (sb.len >= len) {
+		ret = -EMSGSIZE;
+	} else {
+		memcpy(buf, sb.buf, sb.len + 1);
+		ret = (int)sb.len;
+	}
+	fl_sb_free(&sb);
+	return ret;
+}
+
+/* ---- parse ---- */
+
+enum {
+	SEEN_EV = 1 << 0,
+	SEEN_T = 1 << 1,
+	SEEN_BDF = 1 << 2,
+	SEEN_IOVA = 1 << 3,
+	SEEN_LEN = 1 << 4,
+	SEEN_PERM = 1 << 5,
+	SEEN_RANGES = 1 << 6,
+	SEEN_ADDR = 1 << 7,
+	SEEN_ACCESS = 1 << 8,
+	SEEN_WRITE = 1 << 9,
+};
+
+struct jctx {
+	struct sacc_journal_event *ev;
+	unsigned int seen;
+	bool unknown_ev;
+};
+
+static int get_u64(const struct fj_val *v, uint64_t *out)
+{
+	if (v->type == FJ_NUMBER && v->num_int && !v->num_neg) {
+		*out = v->num;
+		return 0;
+	}
+	if (v->type == FJ_STRING && !v->str_truncated)
+		return fl_parse_u64(v->str, out);
+	return -EINVAL;
+}
+
+static int get_u32(const struct fj_val *v, uint32_t *out)
+{
+	uint64_t x;
+
+	if (get_u64(v, &x) || x > UINT32_MAX)
+		return -EINVAL;
+	*out = (uint32_t)x;
+	return 0;
+}
+
+static int get_bool(const struct fj_val *v, bool *out)
+{
+	if (v->type != FJ_TRUE && v->type != FJ_FALSE)
+		return -EINVAL;
+	*out = v->type == FJ_TRUE;
+	return 0;
+}
+
+struct range_ctx {
+	struct sacc_iova_range r;
+	int n;
+};
+
+static int range_bound(void *ctx, size_t idx, const struct fj_val *v)
+{
+	struct range_ctx *rc = ctx;
+	uint64_t x;
+
+	if (idx > 1 || get_u64(v, &x))
+		return -EINVAL;
+	if (idx == 0)
+		rc->r.start = x;
+	else
+		rc->r.end = x;
+	rc->n++;
+	return 0;
+}
+
+static int range_elem(void *ctx, size_t idx, const struct fj_val *v)
+{
+	struct sacc_journal_event *ev = ctx;
+	struct range_ctx rc = { .n = 0 };
+
+	(void)idx;
+	if (v->type != FJ_ARRAY ||
+	    fj_parse_array(v->raw, v->raw_len, range_bound, &rc) ||
+	    rc.n != 2 || rc.r.start > rc.r.end)
+		return -EINVAL;
+	if (ev->nr_ranges == SACC_IOMMU_MAX_RANGES) {
+		ev->ranges_truncated = true;
+		return 0;
+	}
+	ev->ranges[ev->nr_ranges++] = rc.r;
+	return 0;
+}
+
+static int member(void *ctx, const char *key, const struct fj_val *v)
+{
+	struct jctx *jc = ctx;
+	struct sacc_journal_event *ev = jc->ev;
+	unsigned int access;
+	uint64_t x;
+
+	if (!strcmp(key, "ev")) {
+		if (v->type != FJ_STRING)
+			return -EINVAL;
+		jc->unknown_ev = true;
+		for (int k = SACC_JEV_MAP; k <= SACC_JEV_RESET; k++) {
+			if (!strcmp(v->str, kind_names[k])) {
+				ev->ev = (enum sacc_journal_kind)k;
+				jc->unknown_ev = false;
+			}
+		}
+		jc->seen |= SEEN_EV;
+	} else if (!strcmp(key, "t_ns")) {
+		if (get_u64(v, &ev->t_ns))
+			return -EINVAL;
+		jc->seen |= SEEN_T;
+	} else if (!strcmp(key, "pid")) {
+		if (get_u32(v, &ev->pid))
+			return -EINVAL;
+	} else if (!strcmp(key, "bdf")) {
+		if (v->type != FJ_STRING ||
+		    sacc_bdf_parse(v->str, &ev->domain, &ev->sid))
+			return -EINVAL;
+		sacc_bdf_format(ev->domain, ev->sid, ev->bdf, sizeof(ev->bdf));
+		jc->seen |= SEEN_BDF;
+	} else if (!strcmp(key, "name")) {
+		if (v->type != FJ_STRING)
+			return -EINVAL;
+		fl_strlcpy(ev->name, v->str, sizeof(ev->name));
+	} else if (!strcmp(key, "iova")) {
+		if (get_u64(v, &ev->iova))
+			return -EINVAL;
+		jc->seen |= SEEN_IOVA;
+	} else if (!strcmp(key, "len")) {
+		if (get_u64(v, &ev->len))
+			return -EINVAL;
+		jc->seen |= SEEN_LEN;
+	} else if (!strcmp(key, "perm")) {
+		if (v->type != FJ_STRING)
+			return -EINVAL;
+		if (!strcmp(v->str, "r"))
+			ev->perm = SACC_JOURNAL_PERM_READ;
+		else if (!strcmp(v->str, "w"))
+			ev->perm = SACC_JOURNAL_PERM_WRITE;
+		else if (!strcmp(v->str, "rw"))
+			ev->perm = SACC_JOURNAL_PERM_READ |
+				   SACC_JOURNAL_PERM_WRITE;
+		else
+			return -EINVAL;
+		jc->seen |= SEEN_PERM;
+	} else if (!strcmp(key, "ranges")) {
+		ev->nr_ranges = 0;
+		ev->ranges_truncated = false;
+		if (v->type != FJ_ARRAY ||
+		    fj_parse_array(v->raw, v->raw_len, range_elem, ev))
+			return -EINVAL;
+		jc->seen |= SEEN_RANGES;
+	} else if (!strcmp(key, "req_id")) {
+		if (get_u32(v, &ev->req_id))
+			return -EINVAL;
+	} else if (!strcmp(key, "opcode")) {
+		if (get_u32(v, &ev->opcode))
+			return -EINVAL;
+	} else if (!strcmp(key, "status")) {
+		if (get_u32(v, &ev->status))
+			return -EINVAL;
+	} else if (!strcmp(key, "addr")) {
+		if (get_u64(v, &ev->addr))
+			return -EINVAL;
+		jc->seen |= SEEN_ADDR;
+	} else if (!strcmp(key, "access")) {
+		if (v->type == FJ_STRING) {
+			if (sacc_fault_access_parse(v->str, &access))
+				return -EINVAL;
+		} else if (get_u64(v, &x) || !sacc_fault_access_name(x)) {
+			return -EINVAL;
+		} else {
+			access = (unsigned int)x;
+		}
+		ev->access = access;
+		jc->seen |= SEEN_ACCESS;
+	} else if (!strcmp(key, "write")) {
+		if (get_bool(v, &ev->write))
+			return -EINVAL;
+		jc->seen |= SEEN_WRITE;
+	} else if (!strcmp(key, "fatal")) {
+		if (get_bool(v, &ev->fatal))
+			return -EINVAL;
+	} else if (!strcmp(key, "fault_count")) {
+		if (get_u32(v, &ev->fault_count))
+			return -EINVAL;
+		ev->has_fault_count = true;
+	}
+	return 0; /* unknown keys: ignored */
+}
+
+int sacc_journal_parse_line(const char *line, struct sacc_journal_event *ev)
+{
+	struct jctx jc = { .ev = ev };
+	size_t n;
+	unsigned int need = SEEN_EV | SEEN_T | SEEN_BDF;
+
+	if (!line || !ev)
+		return -EINVAL;
+	memset(ev, 0, sizeof(*ev));
+	n = strlen(line);
+	while (n && (line[n - 1] == '\n' || line[n - 1] == '\r' ||
+		     line[n - 1] == ' ' || line[n - 1] == '\t'))
+		n--;
+	if (!n)
+		return 0;
+	if (fj_parse_object(line, n, member, &jc))
+		return -EINVAL;
+	if (!(jc.seen & SEEN_EV))
+		return -EINVAL;
+	if (jc.unknown_ev)
+		return 0; /* a newer writer's event */
+	switch (ev->ev) {
+	case SACC_JEV_MAP:
+		need |= SEEN_IOVA | SEEN_LEN | SEEN_PERM;
+		break;
+	case SACC_JEV_UNMAP:
+		need |= SEEN_IOVA | SEEN_LEN;
+		break;
+	case SACC_JEV_RANGES:
+		need |= SEEN_RANGES;
+		break;
+	case SACC_JEV_FAULT:
+		need |= SEEN_ADDR | SEEN_ACCESS;
+		break;
+	case SACC_JEV_RESET:
+		break;
+	}
+	if ((jc.seen & need) != need)
+		return -EINVAL;
+	if ((ev->ev == SACC_JEV_MAP || ev->ev == SACC_JEV_UNMAP) &&
+	    (ev->len == 0 || ev->iova + (ev->len - 1) < ev->iova))
+		return -EINVAL;
+	if (ev->ev == SACC_JEV_FAULT && !(jc.seen & SEEN_WRITE))
+		ev->write = ev->access == SACC_FAULT_DST_WRITE ||
+			    ev->access == SACC_FAULT_CQ_WRITE;
+	return 1;
+}
+
+/* ---- writer ---- */
+
+struct sacc_journal {
+	int fd;
+	char bdf[SACC_BDF_MAX];
+	uint64_t (*now)(void *ctx);
+	void *now_ctx;
+	char path[PATH_MAX];
+};
+
+static uint64_t default_now(void *ctx)
+{
+	(void)ctx;
+	return sacc_monotonic_ns();
+}
+
+int sacc_journal_open_path(struct sacc_journal **out, const char *path,
+			   const char *bdf, struct sacc_err *err)
+{
+	struct sacc_journal *j;
+	uint32_t domain;
+	uint16_t sid;
+
+	if (!out || !path)
+		return sacc_err_set(err, EINVAL, "NULL journal arguments");
+	*out = NULL;
+	if (sacc_bdf_parse(bdf, &domain, &sid))
+		return sacc_err_set(err, EINVAL, "bad PCI address '%s'",
+				    bdf ? bdf : "(null)");
+	if (strlen(path) >= sizeof(j->path))
+		return sacc_err_set(err, ENAMETOOLONG,
+				    "journal path too long");
+	j = calloc(1, sizeof(*j));
+	if (!j)
+		return sacc_err_set(err, ENOMEM, "allocating the journal");
+	j->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	if (j->fd < 0) {
+		int e = errno;
+
+		free(j);
+		return sacc_err_set(err, e, "opening journal %s: %s", path,
+				    strerror(e));
+	}
+	sacc_bdf_format(domain, sid, j->bdf, sizeof(j->bdf));
+	snprintf(j->path, sizeof(j->path), "%s", path);
+	j->now = default_now;
+	*out = j;
+	return 0;
+}
+
+int sacc_journal_open(struct sacc_journal **out, const char *bdf,
+		      struct sacc_err *err)
+{
+	const char *dir = getenv(SACC_JOURNAL_DIR_ENV);
+	char canon[SACC_BDF_MAX], path[PATH_MAX];
+	uint32_t domain;
+	uint16_t sid;
+
+	if (!out)
+		return sacc_err_set(err, EINVAL, "NULL journal arguments");
+	*out = NULL;
+	if (sacc_bdf_parse(bdf, &domain, &sid))
+		return sacc_err_set(err, EINVAL, "bad PCI address '%s'",
+				    bdf ? bdf : "(null)");
+	if (!dir || !*dir)
+		dir = SACC_JOURNAL_DIR_DEFAULT;
+	if (mkdir(dir, 0755) && errno != EEXIST)
+		return sacc_err_set(err, errno, "creating %s: %s", dir,
+				    strerror(errno));
+	sacc_bdf_format(domain, sid, canon, sizeof(canon));
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s.jsonl", dir, canon) >=
+	    sizeof(path))
+		return sacc_err_set(err, ENAMETOOLONG,
+				    "journal path too long");
+	return sacc_journal_open_path(out, path, canon, err);
+}
+
+void sacc_journal_close(struct sacc_journal *j)
+{
+	if (!j)
+		return;
+	if (j->fd >= 0)
+		close(j->fd);
+	free(j);
+}
+
+const char *sacc_journal_path(const struct sacc_journal *j)
+{
+	return j ? j->path : NULL;
+}
+
+void sacc_journal_set_clock(struct sacc_journal *j, uint64_t (*now)(void *ctx),
+			    void *ctx)
+{
+	if (!j)
+		return;
+	j->now = now ? now : default_now;
+	j->now_ctx = now ? ctx : NULL;
+}
+
+static void event_init(struct sacc_journal *j, struct sacc_journal_event *ev,
+		       enum sacc_journal_kind kind)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->ev = kind;
+	ev->t_ns = j->now(j->now_ctx);
+	ev->pid = (uint32_t)getpid();
+	memcpy(ev->bdf, j->bdf, sizeof(ev->bdf));
+}
+
+static int emit(struct sacc_journal *j, const struct sacc_journal_event *ev,
+		struct sacc_err *err)
+{
+	char buf[4096];
+	size_t off = 0;
+	int n = sacc_journal_format(ev, buf, sizeof(buf));
+
+	if (n < 0)
+		return sacc_err_set(err, -n, "formatting a journal event");
+	/* one write(2): O_APPEND keeps concurrent lines whole */
+	while (off < (size_t)n) {
+		ssize_t w = write(j->fd, buf + off, (size_t)n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return sacc_err_set(err, w < 0 ? errno : EIO,
+					    "writing journal %s: %s", j->path,
+					    strerror(w < 0 ? errno : EIO));
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+static int map_event(struct sacc_journal *j, enum sacc_journal_kind kind,
+		     const char *name, uint64_t iova, uint64_t len,
+		     uint32_t perm, struct sacc_err *err)
+{
+	struct sacc_journal_event ev;
+
+	if (!j)
+		return sacc_err_set(err, EINVAL, "NULL journal");
+	if (len == 0 || iova + (len - 1) < iova ||
+	    perm > (SACC_JOURNAL_PERM_READ | SACC_JOURNAL_PERM_WRITE) ||
+	    (kind == SACC_JEV_MAP && !perm))
+		return sacc_err_set(err, EINVAL,
+				    "bad journal %s of 0x%llx+0x%llx perm %u",
+				    sacc_journal_kind_name(kind),
+				    (unsigned long long)iova,
+				    (unsigned long long)len, perm);
+	event_init(j, &ev, kind);
+	snprintf(ev.name, sizeof(ev.name), "%s", name ? name : "");
+	ev.iova = iova;
+	ev.len = len;
+	ev.perm = perm;
+	return emit(j, &ev, err);
+}
+
+int sacc_journal_map(struct sacc_journal *j, const char *name, uint64_t iova,
+		     uint64_t len, uint32_t perm, struct sacc_err *err)
+{
+	return map_event(j, SACC_JEV_MAP, name, iova, len, perm, err);
+}
+
+int sacc_journal_unmap(struct sacc_journal *j, const char *name,
+		       uint64_t iova, uint64_t len, uint32_t perm,
+		       struct sacc_err *err)
+{
+	return map_event(j, SACC_JEV_UNMAP, name, iova, len, perm, err);
+}
+
+int sacc_journal_ranges(struct sacc_journal *j,
+			const struct sacc_iova_range *ranges, size_t nr,
+			struct sacc_err *err)
+{
+	struct sacc_journal_event ev;
+
+	if (!j || (!ranges && nr) || nr > SACC_IOMMU_MAX_RANGES)
+		return sacc_err_set(err, EINVAL, "bad journal ranges");
+	for (size_t i = 0; i < nr; i++)
+		if (ranges[i].start > ranges[i].end)
+			return sacc_err_set(err, EINVAL,
+					    "bad journal range %zu", i);
+	event_init(j, &ev, SACC_JEV_RANGES);
+	ev.nr_ranges = (uint32_t)nr;
+	if (nr)
+		memcpy(ev.ranges, ranges, nr * sizeof(*ranges));
+	return emit(j, &ev, err);
+}
+
+int sacc_journal_fault(struct sacc_journal *j,
+		       const struct sacc_journal_fault *f,
+		       struct sacc_err *err)
+{
+	struct sacc_journal_event ev;
+	uint32_t access;
+
+	if (!j || !f)
+		return sacc_err_set(err, EINVAL, "NULL journal fault");
+	access = f->info & SACC_FAULT_ACCESS_MASK;
+	if (!sacc_fault_access_name(access))
+		return sacc_err_set(err, EINVAL,
+				    "bad FAULT_INFO 0x%x", f->info);
+	event_init(j, &ev, SACC_JEV_FAULT);
+	ev.req_id = f->req_id;
+	ev.opcode = f->opcode;
+	ev.status = f->status;
+	ev.addr = f->addr;
+	ev.access = access;
+	ev.write = f->info & SACC_FAULT_IS_WRITE;
+	ev.fatal = f->fatal;
+	ev.has_fault_count = true;
+	ev.fault_count = f->fault_count;
+	return emit(j, &ev, err);
+}
+
+int sacc_journal_reset(struct sacc_journal *j, struct sacc_err *err)
+{
+	struct sacc_journal_event ev;
+
+	if (!j)
+		return sacc_err_set(err, EINVAL, "NULL journal");
+	event_init(j, &ev, SACC_JEV_RESET);
+	return emit(j, &ev, err);
+}

@@ -1,0 +1,562 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sacc_faultlog.h - the SACC IOMMU fault log: a per-device event journal
+ * written by libsacc, parsers for the guest kernel's DMAR messages and
+ * QEMU's vtd trace, and the join that turns all three into one attributed
+ * record per fault plus a summary that accounts for every loss.
+ *
+ * Error convention (as in sacc_iommu.h): functions return 0 or a
+ * non-negative count on success and a negative errno on failure; the
+ * optional struct sacc_err receives a one-line message.  The library
+ * never prints (except into the FILE * it is given) and never aborts.
+ * Line parsers return 1 for a line they understood, 0 for a line that is
+ * not theirs (noise, other trace events, unknown journal events), and
+ * -EINVAL for a line that is theirs but malformed or truncated.
+ *
+ * ---------------------------------------------------------------------
+ * 1. The SACC journal (docs/faults.md has the same text)
+ * ---------------------------------------------------------------------
+ * One file per device, SACC_JOURNAL_DIR_DEFAULT/<bdf>.jsonl (the directory
+ * can be overridden with the environment variable SACC_JOURNAL_DIR), one
+ * JSON object per line, appended with O_APPEND in a single write(2) per
+ * line, so several processes may share a file.  Every event has:
+ *   "ev"     string  "map" | "unmap" | "ranges" | "fault" | "reset"
+ *   "t_ns"   number  CLOCK_MONOTONIC in ns when the event was written
+ *   "pid"    number  writer's process id
+ *   "bdf"    string  "0000:01:00.0" (domain:bus:device.function)
+ * map / unmap (a DMA mapping made or removed by libsacc):
+ *   "name"   string  buffer name ("sq", "cq", "src", ...), at most 63 bytes
+ *   "iova"   string  "0x..." start of the mapping (page aligned)
+ *   "len"    number  mapped bytes
+ *   "perm"   string  "r" | "w" | "rw": what the DEVICE may do (r = the
+ *                    device reads the buffer, i.e. VFIO_DMA_MAP_FLAG_READ)
+ * ranges (usable IOVA ranges of the container, inclusive ends):
+ *   "ranges" array   [["0x0","0xfedfffff"],["0x100000000","0x7fffffffff"]]
+ * fault (a completion with status 2, or a fatal ring fault, read back
+ * from the device's fault record registers):
+ *   "req_id" number  descriptor's req_id (FAULT_REQ_ID)
+ *   "opcode" number  descriptor's opcode (0 for a descriptor fetch fault)
+ *   "status" number  completion status (2 = DMA_FAULT; 0 for ring faults)
+ *   "addr"   string  "0x..." FAULT_ADDR: exact start address when the
+ *                    fault is on the first page, else the faulting page
+ *   "access" string  "desc_fetch" | "src_read" | "dst_write" | "cq_write"
+ *   "write"  bool    FAULT_INFO bit 8
+ *   "fatal"  bool    true for ring faults (device stopped until reset)
+ *   "fault_count" number  FAULT_COUNT after this fault (since reset)
+ * reset (device reset; FAULT_COUNT restarts at 0): no further fields.
+ * Readers ignore unknown keys and unknown "ev" values.
+ *
+ * ---------------------------------------------------------------------
+ * 2. Fault records (sacc_faultlog_print_json, one object per line)
+ * ---------------------------------------------------------------------
+ *   "n"            number  0-based index in time order
+ *   "sources"      array   of "device" (journal), "kernel" (DMAR line),
+ *                          "qemu" (vtd_dmar_fault trace line)
+ *   "bdf"          string  "0000:01:00.0" (the kernel and QEMU give no PCI
+ *                          domain: the journal's, else 0000)
+ *   "sid"          string  PCI source id "0x0100" (bus << 8 | dev << 3 | fn)
+ *   "t_ns"         number|null  guest CLOCK_MONOTONIC-ish time of the fault
+ *   "t_from"       string|null  "device" (journal), "kernel" (kmsg/dmesg
+ *                          timestamp, local_clock), "qemu" (host trace time
+ *                          shifted by the offset of a neighbouring matched
+ *                          fault: an estimate)
+ *   "iova"         string|null  best known address: the device's
+ *                          FAULT_ADDR, else QEMU's, else the kernel's page
+ *   "iova_exact"   bool    "iova" is an exact address (device or QEMU),
+ *                          not only the page the kernel prints
+ *   "page"         string|null  iova & ~0xfff
+ *   "access"       string|null  "desc_fetch" | "src_read" | "dst_write" |
+ *                          "cq_write" (device record only)
+ *   "write"        bool|null    the access was a write
+ *   "req_id", "opcode", "status", "fault_count", "pid"  number|null
+ *                          from the journal's fault event
+ *   "op"           string|null  "nop" | "memcpy" | "xform" | "op<N>"
+ *   "fatal"        bool    ring fault
+ *   "kernel_kind"  string|null  "dma" | "intr_remap"
+ *   "kernel_reason"      number|null  VT-d fault reason code (5 = PTE
+ *                          Write access is not set, 6 = read)
+ *   "kernel_reason_text" string|null  the kernel's text for it
+ *   "kernel_t_ns"  number|null  kernel timestamp of the DMAR line
+ *   "pasid"        number|null  PASID when the kernel printed one
+ *   "intr_index"   number|null  interrupt index of an INTR-REMAP fault
+ *   "qemu_reason"  number|null  fault reason in the QEMU trace
+ *   "viommu_recorded" bool|null  the vIOMMU stored this fault in a fault
+ *                          recording register (vtd_frr_new seen); false:
+ *                          dropped by the vIOMMU; null: not traced
+ *   "attribution"  string  "mapped" | "guard" | "unmapped_earlier" |
+ *                          "never_mapped" | "beyond_ranges" | "unattributed"
+ *   "attribution_text" string  one sentence, e.g. "guard page between 'a'
+ *                          and 'b'", "belonged to buffer 'x', unmapped
+ *                          3.1 ms earlier (offset 0x10)"
+ *   "buffer"       string|null  owning buffer (mapped) or the stale one
+ *                          (unmapped_earlier)
+ *   "buffer_offset" number|null offset of "iova" in "buffer"
+ *   "buffer_perm"  string|null  "r" | "w" | "rw" (what the device may do)
+ * The last line is {"summary":{...}} with the fields of
+ * struct sacc_faultlog_summary (same names), "devices":[...] and "text".
+ *
+ * ---------------------------------------------------------------------
+ * 3. Loss accounting (struct sacc_faultlog_summary)
+ * ---------------------------------------------------------------------
+ * device       = max(fault events in the journal, sum over reset epochs of
+ *                the largest fault_count seen): the device counts faults
+ *                from any process, the journal only from libsacc users.
+ * faults       = per device max(device, records): every fault at least one
+ *                source saw, or the device counted.
+ * qemu_seen    = vtd_dmar_fault trace lines: faults the vIOMMU saw before
+ *                deciding whether to drop them.
+ * viommu_recorded = vtd_frr_new trace lines: faults it stored in a fault
+ *                recording register (QEMU 7.2 has one; while it is pending,
+ *                further faults from the same source are compressed and
+ *                others set PFO; both are dropped).
+ * kernel_printed   = DMAR fault lines (DMA and INTR-REMAP).
+ * kernel_suppressed = sum of "dmar_fault: N callbacks suppressed".  The
+ *                kernel's dmar_fault() shares one ratelimit between the
+ *                "DRHD: handling fault status" message and every fault
+ *                record, so N is an upper bound on faults; and it is
+ *                printed only when a later fault arrives after the 5 s
+ *                window, so the last window's count may be missing.
+ * overflow_events = "DRHD: handling fault status reg" lines with PFO.
+ *                PFO is bit 0 and PPF (a fault pending) bit 1: the kernel
+ *                defines DMA_FSTS_PFO = 1 << 0, DMA_FSTS_PPF = 1 << 1, as
+ *                do QEMU (VTD_FSTS_*) and the VT-d spec; issue 4's "bit 1
+ *                = overflow" is PPF.  Compression drops never set PFO.
+ * lost         = faults the guest kernel never learned of (neither printed
+ *                nor counted as suppressed):
+ *                with vtd_frr_new lines (lost_exact): the sum over devices
+ *                of faults - max(viommu_recorded, kernel_printed), since
+ *                every recorded fault reaches dmar_fault();
+ *                without: faults - (kernel_printed + kernel_suppressed),
+ *                an estimate for the reasons above.  Clamped at 0.
+ * Every fault still appears as a record: losses are counted, not hidden.
+ */
+#ifndef SACC_FAULTLOG_H
+#define SACC_FAULTLOG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sacc_iommu.h"
+
+#define SACC_JOURNAL_DIR_DEFAULT "/run/sacc"
+#define SACC_JOURNAL_DIR_ENV	 "SACC_JOURNAL_DIR"
+#define SACC_BDF_MAX		 16 /* "0000:00:00.0" + NUL, rounded */
+
+/* "perm" bits: equal to VFIO_DMA_MAP_FLAG_READ / _WRITE on purpose, so
+ * struct sacc_map_entry.perm can be passed straight through. */
+#define SACC_JOURNAL_PERM_READ	1u /* the device may read the buffer */
+#define SACC_JOURNAL_PERM_WRITE 2u /* the device may write the buffer */
+
+/* The x86 interrupt window: DMA writes here are MSI requests. */
+#define SACC_IRQ_WINDOW_START 0xfee00000ull
+#define SACC_IRQ_WINDOW_END   0xfeefffffull
+
+/* ---- PCI addresses ---- */
+
+/*
+ * Parse "0000:01:00.0" or "01:00.0" (domain 0).  Hex fields, device
+ * <= 0x1f, function <= 7.  Returns 0 or -EINVAL.
+ */
+int sacc_bdf_parse(const char *s, uint32_t *domain, uint16_t *sid);
+
+/* Canonical "dddd:bb:dd.f" into @buf (>= SACC_BDF_MAX).  Returns @buf. */
+char *sacc_bdf_format(uint32_t domain, uint16_t sid, char *buf, size_t len);
+
+/* "desc_fetch", "src_read", "dst_write", "cq_write", or NULL. */
+const char *sacc_fault_access_name(unsigned int access);
+
+/* Inverse of sacc_fault_access_name().  -EINVAL for an unknown name. */
+int sacc_fault_access_parse(const char *name, unsigned int *access);
+
+/* "nop", "memcpy", "xform", or NULL for an unknown opcode. */
+const char *sacc_op_name(unsigned int opcode);
+
+/* The kernel's text for a VT-d fault reason (DMA remapping 0x0-0xd,
+ * interrupt remapping 0x20-0x26), or NULL. */
+const char *sacc_dmar_reason_text(unsigned int reason);
+
+/* ---- the journal: event structure, format, parse ---- */
+
+enum sacc_journal_kind {
+	SACC_JEV_MAP = 1,
+	SACC_JEV_UNMAP,
+	SACC_JEV_RANGES,
+	SACC_JEV_FAULT,
+	SACC_JEV_RESET,
+};
+
+/* "map", "unmap", "ranges", "fault", "reset" (NULL if invalid). */
+const char *sacc_journal_kind_name(enum sacc_journal_kind kind);
+
+struct sacc_journal_event {
+	enum sacc_journal_kind ev;
+	uint64_t t_ns;
+	uint32_t pid; /* 0: absent */
+	char bdf[SACC_BDF_MAX]; /* canonical */
+	uint32_t domain;
+	uint16_t sid;
+	/* map / unmap */
+	char name[SACC_DMA_NAME_MAX];
+	uint64_t iova;
+	uint64_t len;
+	uint32_t perm; /* SACC_JOURNAL_PERM_*; 0 if absent (unmap) */
+	/* ranges */
+	uint32_t nr_ranges;
+	bool ranges_truncated; /* more than SACC_IOMMU_MAX_RANGES given */
+	struct sacc_iova_range ranges[SACC_IOMMU_MAX_RANGES];
+	/* fault */
+	uint32_t req_id;
+	uint32_t opcode;
+	uint32_t status;
+	uint64_t addr;
+	uint32_t access; /* SACC_FAULT_DESC_FETCH .. SACC_FAULT_CQ_WRITE */
+	bool write;
+	bool fatal;
+	bool has_fault_count;
+	uint32_t fault_count;
+};
+
+/*
+ * One journal line (with or without the trailing newline) into @ev.
+ * Required: ev, t_ns, bdf; map: iova, len, perm; unmap: iova, len;
+ * ranges: ranges; fault: addr, access.  Unknown keys are ignored.
+ * Returns 1, 0 for a blank line or an unknown "ev", -EINVAL.
+ */
+int sacc_journal_parse_line(const char *line, struct sacc_journal_event *ev);
+
+/*
+ * Format @ev as one line with a trailing newline into @buf.  Returns the
+ * length, -EINVAL for an invalid event, -EMSGSIZE if @buf is too small
+ * (4096 bytes always suffice).
+ */
+int sacc_journal_format(const struct sacc_journal_event *ev, char *buf,
+			size_t len);
+
+/* ---- the journal writer (what libsacc calls) ---- */
+
+struct sacc_journal;
+
+/*
+ * Open (create, append) $SACC_JOURNAL_DIR/<bdf>.jsonl, default
+ * /run/sacc/<bdf>.jsonl; the directory is created (0755) if missing.
+ * @bdf is canonicalised ("01:00.0" becomes "0000:01:00.0").
+ */
+int sacc_journal_open(struct sacc_journal **out, const char *bdf,
+		      struct sacc_err *err);
+
+/* Same with an explicit file path (its directory must exist). */
+int sacc_journal_open_path(struct sacc_journal **out, const char *path,
+			   const char *bdf, struct sacc_err *err);
+
+/* Close; safe with NULL. */
+void sacc_journal_close(struct sacc_journal *j);
+
+/* The file's path. */
+const char *sacc_journal_path(const struct sacc_journal *j);
+
+/* Replace the t_ns clock (tests).  NULL restores sacc_monotonic_ns(). */
+void sacc_journal_set_clock(struct sacc_journal *j, uint64_t (*now)(void *ctx),
+			    void *ctx);
+
+/*
+ * Each call writes one whole line with one write(2) (O_APPEND), so calls
+ * from several threads or processes never interleave within a line.
+ * @perm: SACC_JOURNAL_PERM_* (required for map, may be 0 for unmap).
+ * -EINVAL for bad arguments, or -errno of write(2).
+ */
+int sacc_journal_map(struct sacc_journal *j, const char *name, uint64_t iova,
+		     uint64_t len, uint32_t perm, struct sacc_err *err);
+int sacc_journal_unmap(struct sacc_journal *j, const char *name,
+		       uint64_t iova, uint64_t len, uint32_t perm,
+		       struct sacc_err *err);
+int sacc_journal_ranges(struct sacc_journal *j,
+			const struct sacc_iova_range *ranges, size_t nr,
+			struct sacc_err *err);
+
+/* The device's fault record and the completion, as read by libsacc. */
+struct sacc_journal_fault {
+	uint32_t req_id;      /* FAULT_REQ_ID */
+	uint16_t opcode;      /* the descriptor's opcode */
+	uint16_t status;      /* completion status (2), 0 for ring faults */
+	uint64_t addr;	      /* FAULT_ADDR */
+	uint32_t info;	      /* FAULT_INFO: access | SACC_FAULT_IS_WRITE */
+	bool fatal;	      /* ring fault */
+	uint32_t fault_count; /* FAULT_COUNT */
+};
+
+int sacc_journal_fault(struct sacc_journal *j,
+		       const struct sacc_journal_fault *f,
+		       struct sacc_err *err);
+int sacc_journal_reset(struct sacc_journal *j, struct sacc_err *err);
+
+/* ---- guest kernel log lines ---- */
+
+enum sacc_kmsg_kind {
+	SACC_KMSG_NONE = 0,
+	SACC_KMSG_DMA_FAULT,	  /* a whole DMA remapping fault line */
+	SACC_KMSG_DMA_FAULT_HEAD, /* pre-4.7: "... fault addr 900000 " */
+	SACC_KMSG_INTR_FAULT,	  /* a whole interrupt remapping fault line */
+	SACC_KMSG_INTR_FAULT_HEAD, /* pre-4.7 "INTR-REMAP: ... fault index N" */
+	SACC_KMSG_REASON_TAIL,	  /* pre-4.7: "DMAR:[fault reason 05] text" */
+	SACC_KMSG_FAULT_STATUS,	  /* "DRHD: handling fault status reg 3" */
+	SACC_KMSG_SUPPRESSED,	  /* "dmar_fault: 997 callbacks suppressed" */
+};
+
+enum sacc_kmsg_format {
+	SACC_KMSG_FMT_NONE = 0,
+	SACC_KMSG_FMT_V61,	   /* "[DMA Write NO_PASID]", 0x radix */
+	SACC_KMSG_FMT_PASID_OLD,   /* "[DMA Write] ... PASID ffffffff" */
+	SACC_KMSG_FMT_ONELINE_OLD, /* "[DMA Write] ... [fault reason 05]" */
+	SACC_KMSG_FMT_SPLIT_OLD,   /* <4.7: two lines */
+};
+
+/* Bits of the fault status register the DRHD line prints. */
+#define SACC_DMA_FSTS_PFO (1u << 0) /* primary fault overflow */
+#define SACC_DMA_FSTS_PPF (1u << 1) /* primary pending fault */
+
+struct sacc_kmsg_event {
+	enum sacc_kmsg_kind kind;
+	enum sacc_kmsg_format format;
+	bool has_time;
+	uint64_t t_ns; /* kmsg usec or dmesg [sec.usec], in ns */
+	bool has_seq;
+	uint64_t seq; /* kmsg sequence number */
+	int facility; /* kmsg prefix priority >> 3, -1 if not given */
+	bool user_forged; /* a DMAR line written by userspace (facility != 0):
+			   * returned as 0, counted, never trusted */
+	uint16_t sid; /* bus << 8 | dev << 3 | fn */
+	bool write;
+	bool has_pasid;
+	uint32_t pasid;
+	uint64_t addr; /* DMA: page address; INTR: fault index */
+	bool has_reason;
+	uint32_t reason;
+	char reason_text[96];
+	uint32_t fault_status;
+	uint32_t suppressed;
+};
+
+/*
+ * Parse one line from /dev/kmsg ("3,1234,5678901,-;DMAR: ..."; "\xHH"
+ * escapes are decoded, so a pre-4.7 two-line record read from kmsg
+ * parses as one whole fault), from dmesg ("[    2.123456] DMAR: ...",
+ * optionally with a "[T123]" caller id), from syslog ("... kernel: DMAR:
+ * ..."), or a bare message.  Returns 1, 0 (not a DMAR fault-related
+ * line), -EINVAL.
+ */
+int sacc_kmsg_parse_line(const char *line, struct sacc_kmsg_event *ev);
+
+/* ---- QEMU trace lines ---- */
+
+enum sacc_trace_kind {
+	SACC_TRACE_NONE = 0,
+	SACC_TRACE_DMAR_FAULT, /* vtd_dmar_fault: the vIOMMU saw a fault */
+	SACC_TRACE_FRR_NEW,    /* vtd_frr_new: it recorded one */
+};
+
+struct sacc_trace_event {
+	enum sacc_trace_kind kind;
+	bool has_time;
+	uint64_t wall_ns; /* host time from the "PID@SEC.USEC:" prefix */
+	uint32_t tid;
+	uint16_t sid;
+	uint32_t reason;
+	uint64_t addr; /* exact for dmar_fault; page for frr_new */
+	bool write;
+	uint32_t frr_index; /* frr_new */
+};
+
+/*
+ * One line of QEMU's "log" trace backend output (stderr or -D file), as
+ * generated from hw/i386/trace-events:
+ *   [PID@SEC.USEC:]vtd_dmar_fault sid 0x%x fault %d addr 0x%x write %d
+ *   [PID@SEC.USEC:]vtd_frr_new index %d high 0x%x low 0x%x
+ * Other vtd_* events and anything else return 0.
+ */
+int sacc_trace_parse_line(const char *line, struct sacc_trace_event *ev);
+
+/* ---- the fault log ---- */
+
+enum sacc_fault_source {
+	SACC_FSRC_DEVICE = 1u << 0,
+	SACC_FSRC_KERNEL = 1u << 1,
+	SACC_FSRC_QEMU = 1u << 2,
+};
+
+enum sacc_fault_attr {
+	SACC_ATTR_UNATTRIBUTED = 0,
+	SACC_ATTR_MAPPED,
+	SACC_ATTR_GUARD,
+	SACC_ATTR_UNMAPPED_EARLIER,
+	SACC_ATTR_NEVER_MAPPED,
+	SACC_ATTR_BEYOND_RANGES,
+};
+
+/* "unattributed", "mapped", "guard", "unmapped_earlier", "never_mapped",
+ * "beyond_ranges". */
+const char *sacc_fault_attr_name(enum sacc_fault_attr attr);
+
+enum sacc_fault_tsrc {
+	SACC_TSRC_NONE = 0,
+	SACC_TSRC_DEVICE,
+	SACC_TSRC_KERNEL,
+	SACC_TSRC_QEMU, /* estimated */
+};
+
+/* One fault.  Field meanings: section 2 above (same names). */
+struct sacc_fault {
+	unsigned int sources; /* SACC_FSRC_* */
+	char bdf[SACC_BDF_MAX];
+	uint16_t sid;
+	enum sacc_fault_tsrc t_from;
+	uint64_t t_ns; /* valid unless t_from == SACC_TSRC_NONE */
+	bool has_iova;
+	bool iova_exact;
+	uint64_t iova;
+	uint64_t page;
+	bool has_access;
+	uint32_t access;
+	bool has_write;
+	bool write;
+	/* device (journal) */
+	bool has_req;
+	uint32_t req_id;
+	uint32_t opcode;
+	uint32_t status;
+	uint32_t pid; /* 0: unknown */
+	bool fatal;
+	bool has_fault_count;
+	uint32_t fault_count;
+	/* kernel */
+	bool has_kernel;
+	bool kernel_intr; /* INTR-REMAP */
+	uint32_t kernel_reason; /* when has_kernel_reason */
+	bool has_kernel_reason;
+	char kernel_reason_text[96];
+	uint64_t kernel_t_ns;
+	bool has_kernel_t;
+	bool has_pasid;
+	uint32_t pasid;
+	uint64_t intr_index;
+	/* qemu */
+	bool has_qemu;
+	uint32_t qemu_reason;
+	bool has_viommu_recorded;
+	bool viommu_recorded;
+	/* attribution */
+	enum sacc_fault_attr attr;
+	char attr_text[384];
+	bool has_buffer;
+	char buffer[SACC_DMA_NAME_MAX];
+	uint64_t buffer_offset;
+	uint32_t buffer_perm;
+};
+
+/* Counters; per device (bdf set) or in total (bdf ""). */
+struct sacc_faultlog_counts {
+	char bdf[SACC_BDF_MAX];
+	uint64_t device;	 /* max(device_journal, device_counter) */
+	uint64_t device_journal; /* fault events in the journal */
+	uint64_t device_counter; /* sum over reset epochs of max fault_count */
+	uint64_t faults;	 /* max(device, records) */
+	uint64_t kernel_printed; /* DMAR fault lines (DMA + INTR-REMAP) */
+	uint64_t matched_kernel; /* device faults joined with a DMAR line */
+	uint64_t qemu_seen;	 /* vtd_dmar_fault lines */
+	uint64_t viommu_recorded; /* vtd_frr_new lines */
+	uint64_t matched_qemu;	 /* device faults joined with a trace line */
+	uint64_t records;	 /* fault records listed */
+	uint64_t unattributed;	 /* records with attribution unattributed */
+};
+
+struct sacc_faultlog_summary {
+	struct sacc_faultlog_counts total;
+	/* kernel-wide: the kernel does not say which device they belong to */
+	uint64_t kernel_suppressed;	  /* sum of "N callbacks suppressed" */
+	uint64_t kernel_suppressed_lines;
+	uint64_t drhd_lines;		  /* "DRHD: handling fault status" */
+	uint64_t overflow_events;	  /* DRHD lines with PFO (bit 0) */
+	bool have_qemu;			  /* any trace line was added */
+	bool have_frr;			  /* vtd_frr_new lines were seen */
+	uint64_t lost;
+	bool lost_exact;
+	const char *lost_reason;
+	/* input hygiene */
+	uint64_t bad_kmsg, bad_journal, bad_trace; /* -EINVAL lines */
+	uint64_t kmsg_user_ignored; /* DMAR lines written by userspace */
+	uint64_t kmsg_overruns;	    /* EPIPE from /dev/kmsg: records lost */
+	/* per device, sorted by bdf; owned by the fault log, valid until the
+	 * next join or free */
+	size_t nr_devices;
+	const struct sacc_faultlog_counts *devices;
+	/* "device 1000, qemu saw 1000, vIOMMU recorded 4, kernel saw at most
+	 * 999 (printed 3, suppressed 996), lost 996 (...)" */
+	char text[512];
+};
+
+struct sacc_faultlog;
+
+enum sacc_faultlog_input {
+	SACC_FAULTLOG_KMSG = 1,	 /* /dev/kmsg, dmesg output, syslog */
+	SACC_FAULTLOG_JOURNAL,	 /* a <bdf>.jsonl journal */
+	SACC_FAULTLOG_QEMU_TRACE, /* QEMU trace output */
+};
+
+/* NULL on allocation failure. */
+struct sacc_faultlog *sacc_faultlog_new(void);
+void sacc_faultlog_free(struct sacc_faultlog *fl);
+
+/*
+ * Largest |t_kernel - t_device| for joining a DMAR line with a device
+ * fault; 0 (default) = no limit (the nearest in time still wins).
+ */
+void sacc_faultlog_set_match_window(struct sacc_faultlog *fl, uint64_t ns);
+
+/* One line each; return as the line parsers (1, 0, -EINVAL) or -ENOMEM. */
+int sacc_faultlog_add_kmsg_line(struct sacc_faultlog *fl, const char *line);
+int sacc_faultlog_add_journal_line(struct sacc_faultlog *fl,
+				   const char *line);
+int sacc_faultlog_add_trace_line(struct sacc_faultlog *fl, const char *line);
+
+/*
+ * Every line of a file.  A character device (/dev/kmsg) is read
+ * non-blocking up to its current end; EPIPE (records overwritten before
+ * we read them) is counted in kmsg_overruns.  Returns the number of lines
+ * understood, or -errno (open/read failure, -ENOMEM).
+ */
+int sacc_faultlog_add_file(struct sacc_faultlog *fl,
+			   enum sacc_faultlog_input kind, const char *path,
+			   struct sacc_err *err);
+
+/* Every *.jsonl in @dir (NULL: $SACC_JOURNAL_DIR or /run/sacc).  Returns
+ * the lines understood; a missing directory gives 0. */
+int sacc_faultlog_add_journal_dir(struct sacc_faultlog *fl, const char *dir,
+				  struct sacc_err *err);
+
+/*
+ * Join everything added so far into fault records, attribute them and
+ * compute the summary.  May be called again after adding more lines
+ * (records are rebuilt).  Returns the number of records or -ENOMEM.
+ */
+int sacc_faultlog_join(struct sacc_faultlog *fl, struct sacc_err *err);
+
+size_t sacc_faultlog_count(const struct sacc_faultlog *fl);
+const struct sacc_fault *sacc_faultlog_get(const struct sacc_faultlog *fl,
+					   size_t i);
+void sacc_faultlog_summary(const struct sacc_faultlog *fl,
+			   struct sacc_faultlog_summary *sum);
+
+/* One JSON object per record and line, then {"summary":{...}}.
+ * Returns 0 or -EIO. */
+int sacc_faultlog_print_json(const struct sacc_faultlog *fl, FILE *out);
+
+/* One fault record as a JSON object (no newline) into @buf.  Returns the
+ * length or -EMSGSIZE. */
+int sacc_fault_format_json(const struct sacc_fault *f, size_t n, char *buf,
+			   size_t len);
+
+/* The human table and the summary lines.  Returns 0 or -EIO. */
+int sacc_faultlog_print_table(const struct sacc_faultlog *fl, FILE *out);
+
+#endif /* SACC_FAULTLOG_H */
