@@ -45,7 +45,8 @@ qemu_src_version() {
 
 # Hash of everything that changes the QEMU binary we build.
 qemu_model_hash() {
-	(cd "$SACC_ROOT" && cat qemu-model/* include/sacc_hw.h ci/qemu-configure) |
+	(cd "$SACC_ROOT" && find qemu-model include/sacc_hw.h ci/qemu-configure \
+		-type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
 		sha256sum | cut -c1-16
 }
 

@@ -4,8 +4,9 @@
 # apply.sh QEMU_SRC_DIR - add the SACC device and its qtest to a QEMU tree.
 #
 # Copies qemu-model/sacc.c, include/sacc_hw.h and qemu-model/sacc-test.c
-# into the tree and adds marked blocks to hw/misc/Kconfig,
-# hw/misc/meson.build, hw/misc/trace-events and tests/qtest/meson.build.
+# into the tree, adds marked blocks to hw/misc/Kconfig,
+# hw/misc/meson.build, hw/misc/trace-events and tests/qtest/meson.build,
+# and applies qemu-model/patches/*.patch (fixes to QEMU's own devices).
 # Idempotent: files are only rewritten when their content changes (so a
 # second run touches nothing and ninja rebuilds nothing), and a changed
 # sacc.c or trace-events replaces the old copy or block.
@@ -113,6 +114,28 @@ qtests_x86_64 += (config_all_devices.has_key('CONFIG_SACC') ? ['sacc-test'] : []
 EOF
 put_block "$qemu/tests/qtest/meson.build" "$work/qtest" \
 	'qtests_x86_64 = qtests_i386'
+
+# Fixes to QEMU itself (patches/*.patch, each explains why). A copy of
+# every applied patch is kept in the tree, so a changed patch is first
+# reverted in its old form and then applied in its new one.
+applied=$qemu/.sacc-patches
+mkdir -p "$applied"
+for p in "$here"/patches/*.patch; do
+	[ -e "$p" ] || continue
+	name=${p##*/}
+	if [ -e "$applied/$name" ]; then
+		cmp -s "$p" "$applied/$name" && continue
+		patch -d "$qemu" -p1 -R -s -f <"$applied/$name" >/dev/null ||
+			die "cannot revert the old $name; start from a fresh tree"
+		rm -f "$applied/$name"
+	fi
+	patch -d "$qemu" -p1 -s -f --dry-run <"$p" >/dev/null ||
+		die "patches/$name does not apply to this QEMU tree"
+	patch -d "$qemu" -p1 -s -f <"$p" >/dev/null
+	cp "$p" "$applied/$name"
+	echo "apply.sh: applied $name"
+	changed=1
+done
 
 if [ $changed -eq 0 ]; then
 	echo "apply.sh: $qemu already up to date"

@@ -210,6 +210,20 @@ static void sacc_disable(SaccState *s)
 }
 
 /*
+ * Every DMA carries our requester ID, as a PCIe TLP would: the IOMMU
+ * needs it to attribute (and source-check) writes into the interrupt
+ * window, where there is no per-device address space to tell us apart.
+ */
+static MemTxResult sacc_dma_rw(SaccState *s, uint64_t addr, void *buf,
+			       uint32_t len, DMADirection dir)
+{
+	PCIDevice *pdev = PCI_DEVICE(s);
+	MemTxAttrs attrs = { .requester_id = pci_requester_id(pdev) };
+
+	return pci_dma_rw(pdev, addr, buf, len, dir, attrs);
+}
+
+/*
  * Move @len bytes between guest @addr and @buf one IOVA page at a time.
  * Stops at the first failing page, so for a write every byte before that
  * page may have landed and none after it.
@@ -218,17 +232,13 @@ static SaccDmaResult sacc_dma(SaccState *s, uint64_t addr, uint8_t *buf,
 			      uint32_t len, DMADirection dir, uint32_t epoch,
 			      uint64_t *fault)
 {
-	PCIDevice *pdev = PCI_DEVICE(s);
 
 	while (len) {
 		uint32_t n = MIN(len, SACC_PAGE_SIZE -
 				      (addr & (SACC_PAGE_SIZE - 1)));
 		MemTxResult r;
 
-		if (dir == DMA_DIRECTION_TO_DEVICE)
-			r = pci_dma_read(pdev, addr, buf, n);
-		else
-			r = pci_dma_write(pdev, addr, buf, n);
+		r = sacc_dma_rw(s, addr, buf, n, dir);
 		if (s->epoch != epoch)
 			return SACC_DMA_ABANDONED;
 		if (r != MEMTX_OK) {
@@ -330,7 +340,6 @@ static bool sacc_execute(SaccState *s, const struct sacc_desc *d,
 static bool sacc_post_cqe(SaccState *s, uint32_t epoch, uint32_t req_id,
 			  uint16_t status, uint32_t result_len)
 {
-	PCIDevice *pdev = PCI_DEVICE(s);
 	uint64_t addr = s->cq_base + (uint64_t)s->cq_tail * sizeof(struct sacc_cqe);
 	struct sacc_cqe cqe = {
 		.req_id = cpu_to_le32(req_id),
@@ -342,15 +351,16 @@ static bool sacc_post_cqe(SaccState *s, uint32_t epoch, uint32_t req_id,
 	const uint32_t info = SACC_FAULT_CQ_WRITE | SACC_FAULT_IS_WRITE;
 	MemTxResult r;
 
-	r = pci_dma_write(pdev, addr, &cqe, SACC_CQE_PHASE_OFFSET);
+	r = sacc_dma_rw(s, addr, &cqe, SACC_CQE_PHASE_OFFSET,
+			DMA_DIRECTION_FROM_DEVICE);
 	if (s->epoch != epoch)
 		return false;
 	if (r != MEMTX_OK) {
 		sacc_ring_fatal(s, info, addr, req_id);
 		return false;
 	}
-	r = pci_dma_write(pdev, addr + SACC_CQE_PHASE_OFFSET, &phase,
-			  sizeof(phase));
+	r = sacc_dma_rw(s, addr + SACC_CQE_PHASE_OFFSET, &phase, sizeof(phase),
+			DMA_DIRECTION_FROM_DEVICE);
 	if (s->epoch != epoch)
 		return false;
 	if (r != MEMTX_OK) {
@@ -370,7 +380,6 @@ static bool sacc_post_cqe(SaccState *s, uint32_t epoch, uint32_t req_id,
 static void sacc_process(void *opaque)
 {
 	SaccState *s = opaque;
-	PCIDevice *pdev = PCI_DEVICE(s);
 	const uint32_t epoch = s->epoch;
 	unsigned int descs = 0;
 	uint64_t bytes = 0;
@@ -396,7 +405,7 @@ static void sacc_process(void *opaque)
 		}
 
 		addr = s->sq_base + (uint64_t)s->sq_head * sizeof(d);
-		r = pci_dma_read(pdev, addr, &d, sizeof(d));
+		r = sacc_dma_rw(s, addr, &d, sizeof(d), DMA_DIRECTION_TO_DEVICE);
 		if (s->epoch != epoch)
 			return;
 		if (r != MEMTX_OK) {
