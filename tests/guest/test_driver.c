@@ -1,0 +1,2510 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_driver.c - in-guest Check suite for libsacc against the real SACC
+ * device (QEMU model) behind QEMU's intel-iommu, through vfio-pci.
+ *
+ * Run by ci/test as `ci/vm --devices 2 -- /opt/sacc/tests/sacc-guest-driver`.
+ * Every test runs in its own process (CK_FORK), opens what it needs and
+ * checks behaviour, not just return codes: data is verified byte for
+ * byte (with canaries around every destination), counters are compared
+ * with what the test did, faults with the device's fault record and the
+ * mapping registry, pinned memory with the kernel's VmLck.
+ *
+ * Reproduce a random run with SACC_TEST_SEED=<seed> (printed at start).
+ */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/capability.h>
+#include <linux/vfio.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "guest_util.h"
+#include "libsacc.h"
+
+#define KiB 1024u
+#define MiB (1024u * 1024u)
+
+#define REAP_TIMEOUT_MS 60000 /* TCG is slow; a hang must still end */
+#define CANARY		0xa5
+#define MARGIN		64 /* canary bytes each side of a destination */
+
+/* ------------------------------------------------------------------ */
+/* small helpers                                                       */
+/* ------------------------------------------------------------------ */
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* xorshift64*: reproducible from the seed printed by main(). */
+static uint64_t seed = 0x5acc5eed2024ull;
+static uint64_t rng;
+
+static uint64_t rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+static void fill_random(void *p, size_t n)
+{
+	uint8_t *b = p;
+	uint64_t v;
+
+	while (n >= 8) {
+		v = rnd();
+		memcpy(b, &v, 8);
+		b += 8;
+		n -= 8;
+	}
+	v = rnd();
+	memcpy(b, &v, n);
+}
+
+/* Log-uniform length in 1..max: a uniformly chosen octave, then
+ * uniform inside it (the top octave is max itself). */
+static uint32_t rand_len(uint32_t max)
+{
+	unsigned int top = 0, k;
+	uint32_t lo, hi;
+
+	while ((2u << top) <= max)
+		top++;
+	k = (unsigned int)(rnd() % (top + 1));
+	lo = 1u << k;
+	hi = k == 31 ? UINT32_MAX : (2u << k) - 1;
+	if (hi > max)
+		hi = max;
+	return lo + (uint32_t)(rnd() % (hi - lo + 1));
+}
+
+static unsigned int octave(uint32_t len)
+{
+	unsigned int k = 0;
+
+	while (len >>= 1)
+		k++;
+	return k;
+}
+
+/* VmLck of this process in KiB (what VFIO type1 charges for pinning). */
+static long vmlck_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+/* VmSize of this process in KiB (leaked buffer memory shows here). */
+static long vmsize_kb(void)
+{
+	char line[256];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmSize: %ld kB", &kb) == 1)
+			break;
+	fclose(f);
+	return kb;
+}
+
+static bool contains(const char *hay, const char *needle)
+{
+	return hay && needle && strstr(hay, needle);
+}
+
+#define assert_msg_has(msg, needle)                                            \
+	ck_assert_msg(contains((msg), (needle)),                               \
+		      "message lacks \"%s\": \"%s\"", (needle), (msg))
+
+/* Per-test timing, printed when a test passes (teardown). */
+static const char *cur_test = "?";
+static uint64_t cur_t0;
+
+#define BEGIN()                                                                \
+	do {                                                                   \
+		cur_test = __func__;                                           \
+		cur_t0 = now_ns();                                             \
+		rng = seed ^ (uint64_t)__LINE__ * 0x9e3779b97f4a7c15ull;       \
+		if (!rng)                                                      \
+			rng = 1;                                               \
+	} while (0)
+
+static void tc_setup(void)
+{
+	cur_t0 = now_ns();
+}
+
+static void tc_teardown(void)
+{
+	fprintf(stderr, "    %-32s %7.2f s\n", cur_test,
+		(double)(now_ns() - cur_t0) / 1e9);
+}
+
+/* ------------------------------------------------------------------ */
+/* doorbell syscalls: count them (and fail them on demand)             */
+/* ------------------------------------------------------------------ */
+
+/*
+ * libsacc's syscall doorbell is pwrite(device_fd, &tail, 4, BAR0 +
+ * 0x1000) (VFIO region index 0, so file offset 0x1000).  The static link
+ * lets this definition stand in for libc's, so the test sees every
+ * doorbell that really entered the kernel, independently of libsacc's
+ * own counters.  Everything is forwarded unchanged unless a failure is
+ * injected.
+ */
+static unsigned long db_pwrites;
+static int db_fail_errno;
+
+static bool is_doorbell_write(size_t n, off_t off)
+{
+	return n == 4 && off == (off_t)SACC_DOORBELL_OFFSET;
+}
+
+ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
+{
+	if (is_doorbell_write(n, off)) {
+		db_pwrites++;
+		if (db_fail_errno) {
+			errno = db_fail_errno;
+			return -1;
+		}
+	}
+	return syscall(SYS_pwrite64, fd, buf, n, off);
+}
+
+/* ------------------------------------------------------------------ */
+/* device helpers                                                      */
+/* ------------------------------------------------------------------ */
+
+static const char *bdf_at(unsigned int idx)
+{
+	const char *bdf = guest_bdf(idx);
+
+	ck_assert_msg(bdf, "need SACC device #%u bound to vfio-pci (have %u)",
+		      idx, guest_nr_devices());
+	return bdf;
+}
+
+static struct sacc_dev *open_dev(unsigned int idx,
+				 const struct sacc_open_opts *o)
+{
+	struct sacc_dev *dev = NULL;
+	const char *bdf = bdf_at(idx);
+	int ret = sacc_open(bdf, o, &dev);
+
+	ck_assert_msg(ret == 0, "sacc_open(%s): %d: %s", bdf, ret,
+		      sacc_errmsg(NULL));
+	ck_assert_ptr_nonnull(dev);
+	return dev;
+}
+
+static struct sacc_buf *alloc_buf(struct sacc_dev *dev, size_t len,
+				  enum sacc_dma_dir dir, const char *name)
+{
+	struct sacc_buf *b = NULL;
+	int ret = sacc_buf_alloc(dev, len, dir, name, &b);
+
+	ck_assert_msg(ret == 0, "sacc_buf_alloc(%s, %zu): %d: %s", name, len,
+		      ret, sacc_errmsg(dev));
+	ck_assert_ptr_nonnull(b);
+	return b;
+}
+
+static uint8_t *va(const struct sacc_buf *b)
+{
+	return sacc_buf_va(b);
+}
+
+static uint32_t reg(struct sacc_dev *dev, uint32_t off)
+{
+	uint32_t v = 0;
+
+	ck_assert_int_eq(sacc_reg_read(dev, off, &v), 0);
+	return v;
+}
+
+static void reg_set(struct sacc_dev *dev, uint32_t off, uint32_t v)
+{
+	ck_assert_int_eq(sacc_reg_write(dev, off, v), 0);
+}
+
+/* The registry entry of a live mapping (rings included). */
+static struct sacc_map_entry mapping_at(struct sacc_dev *dev, uint64_t iova)
+{
+	struct sacc_map_entry e;
+	struct sacc_dma_ctx *ctx = sacc_dev_dma(dev);
+
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_msg(sacc_dma_registry_find(sacc_dma_ctx_registry(ctx), iova,
+					     &e) == 0,
+		      "no mapping starts at IOVA 0x%" PRIx64, iova);
+	return e;
+}
+
+static uint64_t process_pinned(struct sacc_dev *dev)
+{
+	struct sacc_dma_stats st;
+
+	sacc_dma_ctx_stats(sacc_dev_dma(dev), &st);
+	return st.process_pinned_bytes;
+}
+
+/* Reap exactly @n results (bounded), or fail with libsacc's message. */
+static void reap_n(struct sacc_dev *dev, struct sacc_result *out,
+		   unsigned int n)
+{
+	int got = guest_reap(dev, out, n, REAP_TIMEOUT_MS);
+
+	ck_assert_msg(got >= 0, "sacc_poll: %d: %s", got, sacc_errmsg(dev));
+	if ((unsigned int)got != n)
+		ck_abort_msg("only %d of %u completions within %d ms "
+			     "(outstanding %u, STATUS 0x%x, ERR_CODE %u)",
+			     got, n, REAP_TIMEOUT_MS, sacc_outstanding(dev),
+			     reg(dev, SACC_REG_STATUS),
+			     reg(dev, SACC_REG_ERR_CODE));
+}
+
+/* Index of the first byte where d != s ^ x, or SIZE_MAX. */
+static size_t first_diff(const uint8_t *d, const uint8_t *s, size_t n,
+			 uint8_t x)
+{
+	const uint64_t xx = 0x0101010101010101ull * x;
+	size_t i = 0;
+
+	if (!x)
+		return memcmp(d, s, n) ? 0 : SIZE_MAX; /* rescanned below */
+	for (; i + 8 <= n; i += 8) {
+		uint64_t a, b;
+
+		memcpy(&a, d + i, 8);
+		memcpy(&b, s + i, 8);
+		if (a != (b ^ xx))
+			break;
+	}
+	for (; i < n; i++)
+		if (d[i] != (uint8_t)(s[i] ^ x))
+			return i;
+	return SIZE_MAX;
+}
+
+static void check_copy(const char *what, uint16_t opcode, const uint8_t *dst,
+		       const uint8_t *src, size_t len)
+{
+	uint8_t x = opcode == SACC_OP_XFORM ? SACC_XFORM_KEY : 0;
+	size_t i = first_diff(dst, src, len, x);
+
+	if (i == SIZE_MAX)
+		return;
+	if (!x) /* find the exact byte for the message */
+		for (i = 0; i < len && dst[i] == src[i]; i++)
+			;
+	ck_abort_msg("%s: %s of %zu bytes: byte %zu is 0x%02x, want 0x%02x",
+		     what, sacc_opcode_str(opcode), len, i, dst[i],
+		     (uint8_t)(src[i] ^ x));
+}
+
+static void check_canary(const char *what, const uint8_t *p, size_t n)
+{
+	const uint64_t c8 = 0x0101010101010101ull * CANARY;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		uint64_t v;
+
+		memcpy(&v, p + i, 8);
+		if (v != c8)
+			break;
+	}
+	for (; i < n; i++)
+		if (p[i] != CANARY)
+			ck_abort_msg("%s: canary byte %zu is 0x%02x: the device "
+				     "wrote outside the destination",
+				     what, i, p[i]);
+}
+
+/* One verified MEMCPY/XFORM of @len bytes from src to dst (offset 0). */
+static void one_verified_op(struct sacc_dev *dev, uint16_t opcode,
+			    struct sacc_buf *src, struct sacc_buf *dst,
+			    uint32_t len)
+{
+	struct sacc_op op = {.opcode = opcode, .len = len, .src = src,
+			     .dst = dst, .cookie = 0xc0ffee};
+	struct sacc_result r;
+	int ret;
+
+	fill_random(va(src), len);
+	memset(va(dst), CANARY, sacc_buf_len(dst));
+	ret = sacc_submit(dev, &op, 1);
+	ck_assert_msg(ret == 1, "sacc_submit: %d: %s", ret, sacc_errmsg(dev));
+	reap_n(dev, &r, 1);
+	ck_assert_uint_eq(r.cookie, 0xc0ffee);
+	ck_assert_msg(r.status == SACC_STS_OK, "status %u (%s)", r.status,
+		      sacc_status_str(r.status));
+	ck_assert_uint_eq(r.result_len, len);
+	check_copy("one op", opcode, va(dst), va(src), len);
+	check_canary("one op tail", va(dst) + len, sacc_buf_len(dst) - len);
+}
+
+/* Run @fn in a forked child; its failure text comes back through a pipe. */
+typedef int (*child_fn)(char *msg, size_t len);
+
+static void run_in_child(child_fn fn)
+{
+	char msg[1024] = "";
+	int p[2], status = 0;
+	ssize_t n, got = 0;
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(p), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char m[1024] = "";
+		int rc;
+
+		close(p[0]);
+		rc = fn(m, sizeof(m));
+		if (write(p[1], m, strlen(m)) < 0)
+			rc = rc ? rc : 99;
+		_exit(rc);
+	}
+	close(p[1]);
+	while ((n = read(p[0], msg + got, sizeof(msg) - 1 - (size_t)got)) > 0)
+		got += n;
+	msg[got] = '\0';
+	close(p[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child failed (%s %d): %s",
+		      WIFEXITED(status) ? "exit" : "signal",
+		      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
+		      msg);
+}
+
+#define CHILD_CHECK(cond, ...)                                                 \
+	do {                                                                   \
+		if (!(cond)) {                                                 \
+			int o_ = snprintf(msg, len, "line %d: ", __LINE__);    \
+			snprintf(msg + o_, len - (size_t)o_, __VA_ARGS__);     \
+			return 1;                                              \
+		}                                                              \
+	} while (0)
+
+/* ------------------------------------------------------------------ */
+/* the op engine: random verified ops with a pipeline of slots          */
+/* ------------------------------------------------------------------ */
+
+#define ENG_SLOTS 16
+
+struct eng {
+	struct sacc_dev *dev;
+	const char *tag;
+	struct sacc_buf *src;
+	size_t src_len;
+	struct sacc_buf *dst[ENG_SLOTS];
+	size_t dst_len;
+	struct sacc_op op[ENG_SLOTS];
+	bool busy[ENG_SLOTS];
+	unsigned int nslots, nbusy;
+	uint32_t max_len;
+	uint16_t flags;	 /* SACC_OPF_* on every op */
+	bool use_wait;	 /* reap with sacc_wait() first */
+	uint64_t issued; /* ops handed to sacc_submit */
+	uint64_t expect; /* next sequence number to complete */
+	uint64_t submits, done, bytes;
+	uint64_t by_op[3];
+	uint64_t by_octave[32];
+	unsigned int max_per_poll;
+};
+
+static void eng_init(struct eng *e, struct sacc_dev *dev, const char *tag,
+		     unsigned int nslots, uint32_t max_len)
+{
+	char name[32];
+
+	memset(e, 0, sizeof(*e));
+	ck_assert_uint_le(nslots, ENG_SLOTS);
+	e->dev = dev;
+	e->tag = tag;
+	e->nslots = nslots;
+	e->max_len = max_len;
+	e->src_len = 2 * (size_t)max_len < 4096 ? 4096 : 2 * (size_t)max_len;
+	e->src = alloc_buf(dev, e->src_len, SACC_DMA_TO_DEVICE, "eng src");
+	fill_random(va(e->src), e->src_len);
+	e->dst_len = max_len + 2 * MARGIN;
+	for (unsigned int i = 0; i < nslots; i++) {
+		snprintf(name, sizeof(name), "eng dst %u", i);
+		e->dst[i] = alloc_buf(dev, e->dst_len, SACC_DMA_FROM_DEVICE,
+				      name);
+	}
+	e->max_per_poll = sacc_dev_cq_entries(dev) - 1;
+	sacc_stats_clear(dev);
+}
+
+static void eng_prepare(struct eng *e, unsigned int slot)
+{
+	struct sacc_op *op = &e->op[slot];
+	uint32_t len;
+	uint16_t opc;
+	size_t so, dof;
+	uint8_t *d;
+	const uint8_t *s;
+
+	/* The edges first: 1 byte and max_len, both data opcodes. */
+	switch (e->issued) {
+	case 0: opc = SACC_OP_MEMCPY; len = 1; break;
+	case 1: opc = SACC_OP_XFORM; len = e->max_len; break;
+	case 2: opc = SACC_OP_MEMCPY; len = e->max_len; break;
+	case 3: opc = SACC_OP_XFORM; len = 1; break;
+	default:
+		opc = (uint16_t)(rnd() % 3);
+		len = rand_len(e->max_len);
+	}
+	memset(op, 0, sizeof(*op));
+	op->opcode = opc;
+	op->flags = e->flags;
+	op->cookie = (e->issued << 8) | slot;
+	e->by_op[opc]++;
+	if (opc == SACC_OP_NOP)
+		return;
+	so = (size_t)(rnd() % (e->src_len - len + 1));
+	dof = MARGIN + (size_t)(rnd() % (e->dst_len - 2 * MARGIN - len + 1));
+	op->len = len;
+	op->src = e->src;
+	op->src_off = so;
+	op->dst = e->dst[slot];
+	op->dst_off = dof;
+	e->by_octave[octave(len)]++;
+	/* Canaries around the destination; inside it bytes that differ from
+	 * the expected result everywhere, so a skipped write is caught. */
+	s = va(e->src) + so;
+	d = va(op->dst) + dof;
+	memset(d - MARGIN, CANARY, MARGIN);
+	memset(d + len, CANARY, MARGIN);
+	if (opc == SACC_OP_XFORM) {
+		memcpy(d, s, len);
+	} else {
+		for (uint32_t i = 0; i < len; i++)
+			d[i] = (uint8_t)~s[i];
+	}
+}
+
+/* Fill up to @max free slots and submit them as one batch. */
+static void eng_submit(struct eng *e, uint64_t max)
+{
+	struct sacc_op ops[ENG_SLOTS];
+	unsigned int n = 0;
+	int ret;
+
+	for (unsigned int s = 0; s < e->nslots && n < max; s++) {
+		if (e->busy[s])
+			continue;
+		eng_prepare(e, s);
+		e->busy[s] = true;
+		e->issued++;
+		ops[n++] = e->op[s];
+	}
+	if (!n)
+		return;
+	ret = sacc_submit(e->dev, ops, n);
+	ck_assert_msg(ret == (int)n, "%s: sacc_submit(%u ops): %d: %s", e->tag,
+		      n, ret, sacc_errmsg(e->dev));
+	e->nbusy += n;
+	e->submits++;
+}
+
+static void eng_check(struct eng *e, const struct sacc_result *r)
+{
+	unsigned int slot = (unsigned int)(r->cookie & 0xff);
+	uint64_t seq = r->cookie >> 8;
+	const struct sacc_op *op;
+	char what[96];
+
+	ck_assert_msg(slot < e->nslots && e->busy[slot],
+		      "%s: completion with unknown cookie 0x%" PRIx64, e->tag,
+		      r->cookie);
+	ck_assert_msg(seq == e->expect,
+		      "%s: completion of op #%" PRIu64 " while #%" PRIu64
+		      " is the oldest: not in ring order",
+		      e->tag, seq, e->expect);
+	e->expect++;
+	op = &e->op[slot];
+	snprintf(what, sizeof(what), "%s op #%" PRIu64 " (%s, %u bytes)",
+		 e->tag, seq, sacc_opcode_str(op->opcode), op->len);
+	ck_assert_msg(r->status == SACC_STS_OK, "%s: status %u (%s)", what,
+		      r->status, sacc_status_str(r->status));
+	ck_assert_msg(!r->raw, "%s: marked raw", what);
+	ck_assert_uint_eq(r->opcode, op->opcode);
+	if (op->opcode == SACC_OP_NOP) {
+		ck_assert_uint_eq(r->result_len, 0);
+	} else {
+		const uint8_t *d = va(op->dst) + op->dst_off;
+
+		ck_assert_msg(r->len == op->len && r->result_len == op->len,
+			      "%s: len %u result_len %u", what, r->len,
+			      r->result_len);
+		check_copy(what, op->opcode, d, va(op->src) + op->src_off,
+			   op->len);
+		check_canary(what, d - MARGIN, MARGIN);
+		check_canary(what, d + op->len, MARGIN);
+		e->bytes += op->len;
+	}
+	e->busy[slot] = false;
+	e->nbusy--;
+	e->done++;
+}
+
+static void eng_reap(struct eng *e)
+{
+	struct sacc_result res[ENG_SLOTS];
+	uint64_t t0 = now_ns();
+	int r;
+
+	if (!e->nbusy)
+		return;
+	if (e->use_wait) {
+		r = sacc_wait(e->dev, REAP_TIMEOUT_MS);
+		ck_assert_msg(r == 1, "%s: sacc_wait: %d: %s", e->tag, r,
+			      r < 0 ? sacc_errmsg(e->dev) : "timed out");
+		r = sacc_poll(e->dev, res, ENG_SLOTS);
+		ck_assert_msg(r >= 1,
+			      "%s: sacc_wait said a completion is ready, "
+			      "sacc_poll returned %d: %s",
+			      e->tag, r, sacc_errmsg(e->dev));
+	} else {
+		for (;;) {
+			r = sacc_poll(e->dev, res, ENG_SLOTS);
+			ck_assert_msg(r >= 0, "%s: sacc_poll: %d: %s", e->tag,
+				      r, sacc_errmsg(e->dev));
+			if (r)
+				break;
+			if (now_ns() - t0 > REAP_TIMEOUT_MS * 1000000ull)
+				ck_abort_msg("%s: no completion within %d ms "
+					     "(outstanding %u, STATUS 0x%x)",
+					     e->tag, REAP_TIMEOUT_MS,
+					     sacc_outstanding(e->dev),
+					     reg(e->dev, SACC_REG_STATUS));
+		}
+	}
+	ck_assert_msg((unsigned int)r <= e->nbusy,
+		      "%s: %d results for %u outstanding", e->tag, r, e->nbusy);
+	/* The device never has more than CQ_SIZE - 1 completions posted. */
+	ck_assert_msg((unsigned int)r <= e->max_per_poll,
+		      "%s: %d completions in one poll from a %u-entry CQ", e->tag,
+		      r, sacc_dev_cq_entries(e->dev));
+	for (int i = 0; i < r; i++)
+		eng_check(e, &res[i]);
+}
+
+static void eng_run(struct eng *e, uint64_t nops)
+{
+	uint64_t target = e->issued + nops;
+
+	while (e->issued < target || e->nbusy) {
+		if (e->issued < target)
+			eng_submit(e, target - e->issued);
+		eng_reap(e);
+	}
+}
+
+/* Counters and device state after a clean run. */
+static void eng_finish(struct eng *e)
+{
+	struct sacc_stats st;
+
+	sacc_stats(e->dev, &st);
+	ck_assert_uint_eq(sacc_outstanding(e->dev), 0);
+	ck_assert_uint_eq(st.submitted, e->issued);
+	ck_assert_uint_eq(st.completed, e->done);
+	ck_assert_uint_eq(st.by_status[SACC_STS_OK], e->done);
+	ck_assert_uint_eq(st.by_status[SACC_STS_DMA_FAULT], 0);
+	ck_assert_uint_eq(st.device_errors, 0);
+	/* One doorbell per sacc_submit() batch, never one per op. */
+	ck_assert_uint_eq(st.doorbells, e->submits);
+	ck_assert_uint_ge(st.cq_head_writes, 1);
+	ck_assert_uint_le(st.cq_head_writes, st.completed);
+	ck_assert_uint_eq(reg(e->dev, SACC_REG_STATUS), SACC_STATUS_READY);
+	ck_assert_uint_eq(reg(e->dev, SACC_REG_ERR_CODE), SACC_ERR_NONE);
+	ck_assert_uint_eq(reg(e->dev, SACC_REG_FAULT_COUNT), 0);
+}
+
+/* ------------------------------------------------------------------ */
+/* open / close                                                        */
+/* ------------------------------------------------------------------ */
+
+START_TEST(open_close_100)
+{
+	int fds0 = guest_count_fds();
+	long lck0 = vmlck_kb();
+	long size0 = -1;
+	uint64_t mark = guest_kmsg_mark();
+	char last[512] = "";
+	int faults;
+
+	BEGIN();
+	ck_assert_int_ge(fds0, 0);
+	ck_assert_int_eq(lck0, 0);
+	for (int i = 0; i < 100; i++) {
+		struct sacc_open_opts o = {
+		    .sq_entries = i % 3 ? 32 : 0,
+		    .doorbell = i % 2 ? SACC_DOORBELL_SYSCALL
+				      : SACC_DOORBELL_MMAP,
+		};
+		struct sacc_dev *dev = open_dev(0, &o);
+		struct sacc_buf *src, *dst;
+		struct sacc_op op;
+		int ret;
+
+		ck_assert_uint_eq(sacc_dev_sq_entries(dev),
+				  o.sq_entries ? o.sq_entries
+					       : SACC_DEFAULT_ENTRIES);
+		ck_assert_int_eq(sacc_dev_doorbell(dev), o.doorbell);
+		src = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "oc src");
+		dst = alloc_buf(dev, 3000, SACC_DMA_FROM_DEVICE, "oc dst");
+		if (i % 10 == 0) {
+			/* The kernel's pin accounting matches libsacc's. */
+			long kb = vmlck_kb();
+
+			ck_assert_int_gt(guest_count_fds(), fds0);
+			ck_assert_int_gt(kb, 0);
+			ck_assert_uint_eq((uint64_t)kb * 1024,
+					  process_pinned(dev));
+		}
+		switch (i % 4) {
+		case 0:
+			/* Close with 1 MiB copies in flight and buffers
+			 * still allocated: close must stop the device before
+			 * it unmaps anything (else: IOMMU faults below). */
+			src = alloc_buf(dev, MiB, SACC_DMA_TO_DEVICE, "big s");
+			dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "big d");
+			op = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+					      .len = MiB, .src = src,
+					      .dst = dst};
+			for (int k = 0; k < 4; k++) {
+				ret = sacc_submit(dev, &op, 1);
+				ck_assert_msg(ret == 1, "%s", sacc_errmsg(dev));
+			}
+			break;
+		case 1:
+			one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 3000);
+			ck_assert_int_eq(sacc_buf_free(src), 0);
+			ck_assert_int_eq(sacc_buf_free(dst), 0);
+			break;
+		case 2:
+			one_verified_op(dev, SACC_OP_XFORM, src, dst, 1);
+			break;
+		default:
+			break; /* open, allocate, close */
+		}
+		sacc_close(dev);
+		if (i == 0) /* after the first cycle: malloc arenas exist */
+			size0 = vmsize_kb();
+		ck_assert_msg(guest_count_fds() == fds0,
+			      "iteration %d: %d fds open, %d before", i,
+			      guest_count_fds(), fds0);
+		ck_assert_msg(vmlck_kb() == lck0,
+			      "iteration %d: VmLck %ld kB after close, %ld "
+			      "before",
+			      i, vmlck_kb(), lck0);
+	}
+	/* No buffer memory left behind either (iterations 4, 8, ... each
+	 * had 2 MiB of buffers open at close). */
+	ck_assert_msg(vmsize_kb() - size0 < 4096,
+		      "VmSize grew by %ld kB over 99 open/close cycles",
+		      vmsize_kb() - size0);
+	/* No DMA ever hit an unmapped IOVA (the guest's DMAR driver logs
+	 * every fault it is told about: "... fault addr 0x..."). */
+	faults = guest_kmsg_grep(mark, "fault addr", last, sizeof(last));
+	ck_assert_msg(faults == 0, "%d IOMMU faults while opening and closing, "
+				   "last: %s",
+		      faults, last);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* data path                                                           */
+/* ------------------------------------------------------------------ */
+
+START_TEST(random_ops_10000)
+{
+	struct sacc_dev *dev;
+	struct eng e;
+	uint64_t t0;
+	double s;
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+	eng_init(&e, dev, "10k", ENG_SLOTS, SACC_MAX_XFER);
+	t0 = now_ns();
+	eng_run(&e, 10000);
+	s = (double)(now_ns() - t0) / 1e9;
+	eng_finish(&e);
+	ck_assert_uint_eq(e.done, 10000);
+	/* The mix is what the issue asks for: every opcode, every octave
+	 * from 1 B to 1 MiB. */
+	for (int k = 0; k < 3; k++)
+		ck_assert_msg(e.by_op[k] > 2500, "opcode %d: only %" PRIu64,
+			      k, e.by_op[k]);
+	for (unsigned int k = 0; k <= 20; k++)
+		ck_assert_msg(e.by_octave[k] >= 100,
+			      "sizes %u..%u: only %" PRIu64 " ops", 1u << k,
+			      (2u << k) - 1, e.by_octave[k]);
+	fprintf(stderr,
+		"    random_ops_10000: %" PRIu64 " ops (%" PRIu64 " nop, %" PRIu64
+		" memcpy, %" PRIu64 " xform), %.1f MiB verified in %.1f s, "
+		"%" PRIu64 " doorbells\n",
+		e.done, e.by_op[0], e.by_op[1], e.by_op[2],
+		(double)e.bytes / MiB, s, e.submits);
+	sacc_close(dev);
+}
+END_TEST
+
+START_TEST(ring_laps)
+{
+	static const struct {
+		uint32_t sq, cq, ops, max_len;
+	} cfg[] = {
+	    {2, 2, 300, 512},	/* one op in flight at a time */
+	    {4, 4, 2000, 512},	/* 500 laps of both rings */
+	    {16, 2, 300, 4096}, /* CQ much smaller than SQ */
+	    {8, 64, 400, 4096}, /* CQ larger than SQ */
+	    {65536, 65536, 200, 4096}, /* the largest rings */
+	    {65536, 2, 100, 64},
+	};
+
+	BEGIN();
+	for (size_t i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
+		struct sacc_open_opts o = {.sq_entries = cfg[i].sq,
+					   .cq_entries = cfg[i].cq};
+		struct sacc_dev *dev = open_dev(0, &o);
+		unsigned int slots = cfg[i].sq - 1;
+		char tag[32];
+		struct eng e;
+
+		ck_assert_uint_eq(sacc_dev_sq_entries(dev), cfg[i].sq);
+		ck_assert_uint_eq(sacc_dev_cq_entries(dev), cfg[i].cq);
+		snprintf(tag, sizeof(tag), "sq%u/cq%u", cfg[i].sq, cfg[i].cq);
+		eng_init(&e, dev, tag, slots > ENG_SLOTS ? ENG_SLOTS : slots,
+			 cfg[i].max_len);
+		eng_run(&e, cfg[i].ops);
+		eng_finish(&e);
+		/* Each lap of the CQ flips the phase: at least this many. */
+		ck_assert_uint_ge(e.done / cfg[i].cq, cfg[i].ops / cfg[i].cq);
+		sacc_close(dev);
+	}
+}
+END_TEST
+
+START_TEST(cq_full)
+{
+	struct sacc_open_opts o = {.sq_entries = 64, .cq_entries = 4};
+	struct sacc_op ops[64];
+	struct sacc_result res[64];
+	struct sacc_stats st;
+	struct sacc_map_entry cqm;
+	const struct sacc_cqe *cq;
+	struct sacc_dev *dev;
+	unsigned int got = 0, polls = 0, posted = 0;
+	uint64_t t0;
+	int ret;
+
+	BEGIN();
+	dev = open_dev(0, &o);
+	cqm = mapping_at(dev, sacc_dev_cq_iova(dev));
+	cq = (const struct sacc_cqe *)(uintptr_t)cqm.vaddr;
+	for (unsigned int i = 0; i < 64; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = i};
+
+	/* SQ: never more than SQ_SIZE - 1 in flight. */
+	ret = sacc_submit(dev, ops, 64);
+	ck_assert_msg(ret == 63, "sacc_submit(64) on a 64-entry SQ: %d: %s",
+		      ret, sacc_errmsg(dev));
+	ck_assert_uint_eq(sacc_sq_free(dev), 0);
+	ck_assert_uint_eq(sacc_outstanding(dev), 63);
+	ck_assert_int_eq(sacc_submit(dev, &ops[63], 1), 0); /* full: 0 */
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.doorbells, 1);
+	ck_assert_uint_eq(st.submitted, 63);
+
+	/* CQ: the device posts CQ_SIZE - 1 = 3 entries, then stalls. */
+	t0 = now_ns();
+	do {
+		posted = 0;
+		for (unsigned int i = 0; i < 4; i++)
+			posted += __atomic_load_n(&cq[i].phase,
+						  __ATOMIC_ACQUIRE) & 1;
+	} while (posted < 3 && now_ns() - t0 < 10000000000ull);
+	ck_assert_msg(posted == 3, "%u completions posted before the stall",
+		      posted);
+	sleep_ms(300);
+	for (unsigned int i = 0; i < 3; i++)
+		ck_assert_uint_eq(cq[i].phase & 1, 1);
+	ck_assert_msg((cq[3].phase & 1) == 0,
+		      "the device filled the last CQ slot: full rule broken");
+	ck_assert_uint_eq(reg(dev, SACC_REG_STATUS), SACC_STATUS_READY);
+
+	/* Reaping frees slots; the device resumes; order is kept. */
+	t0 = now_ns();
+	while (got < 63) {
+		ret = sacc_poll(dev, res + got, 63 - got);
+		ck_assert_msg(ret >= 0, "sacc_poll: %d: %s", ret,
+			      sacc_errmsg(dev));
+		ck_assert_msg(ret <= 3, "%d completions from a 4-entry CQ", ret);
+		for (int i = 0; i < ret; i++) {
+			ck_assert_uint_eq(res[got + i].cookie, got + i);
+			ck_assert_uint_eq(res[got + i].status, SACC_STS_OK);
+		}
+		if (ret)
+			polls++;
+		got += (unsigned int)ret;
+		ck_assert_msg(now_ns() - t0 < REAP_TIMEOUT_MS * 1000000ull,
+			      "stuck at %u of 63 completions", got);
+	}
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.completed, 63);
+	ck_assert_uint_eq(st.cq_head_writes, polls); /* once per batch */
+	ck_assert_uint_ge(polls, 21);
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	ck_assert_uint_eq(sacc_sq_free(dev), 63);
+	ck_assert_uint_eq(reg(dev, SACC_REG_ERR_CODE), SACC_ERR_NONE);
+
+	/* And the queue works normally afterwards. */
+	ck_assert_int_eq(sacc_submit(dev, ops, 10), 10);
+	reap_n(dev, res, 10);
+	ck_assert_uint_eq(res[9].cookie, 9);
+	sacc_close(dev);
+}
+END_TEST
+
+START_TEST(batch_64_one_doorbell)
+{
+	struct sacc_dev *dev;
+	struct sacc_buf *src, *dst;
+	struct sacc_op ops[64];
+	struct sacc_result res[68];
+	struct sacc_stats st;
+	const uint32_t chunk = 16 * KiB;
+	int ret;
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+	src = alloc_buf(dev, 64 * chunk, SACC_DMA_TO_DEVICE, "batch src");
+	dst = alloc_buf(dev, 64 * chunk, SACC_DMA_FROM_DEVICE, "batch dst");
+	sacc_stats_clear(dev);
+	for (int b = 0; b < 10; b++) {
+		fill_random(va(src), 64 * chunk);
+		memset(va(dst), CANARY, 64 * chunk);
+		for (unsigned int i = 0; i < 64; i++) {
+			uint16_t opc = (uint16_t)(rnd() % 3);
+
+			ops[i] = (struct sacc_op){
+			    .opcode = opc,
+			    .len = opc ? 1 + (uint32_t)(rnd() % chunk) : 0,
+			    .src = opc ? src : NULL,
+			    .src_off = i * chunk,
+			    .dst = opc ? dst : NULL,
+			    .dst_off = i * chunk,
+			    .cookie = (uint64_t)b * 64 + i};
+		}
+		ret = sacc_submit(dev, ops, 64);
+		ck_assert_msg(ret == 64, "%d: %s", ret, sacc_errmsg(dev));
+		sacc_stats(dev, &st);
+		ck_assert_uint_eq(st.doorbells, (uint64_t)b + 1);
+		ck_assert_uint_eq(st.submitted, (uint64_t)(b + 1) * 64);
+		reap_n(dev, res, 64);
+		for (unsigned int i = 0; i < 64; i++) {
+			const struct sacc_op *op = &ops[i];
+
+			ck_assert_uint_eq(res[i].cookie, op->cookie);
+			ck_assert_uint_eq(res[i].status, SACC_STS_OK);
+			ck_assert_uint_eq(res[i].result_len, op->len);
+			if (op->opcode) {
+				check_copy("batch", op->opcode,
+					   va(dst) + op->dst_off,
+					   va(src) + op->src_off, op->len);
+				check_canary("batch",
+					     va(dst) + op->dst_off + op->len,
+					     chunk - op->len);
+			} else {
+				check_canary("batch nop", va(dst) + i * chunk,
+					     chunk);
+			}
+		}
+	}
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.doorbells, 10);
+	ck_assert_uint_eq(st.completed, 640);
+
+	/* All or nothing: one bad op in the batch, nothing submitted. */
+	for (unsigned int i = 0; i < 64; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = 100,
+					  .src = src, .dst = dst,
+					  .dst_off = i * chunk};
+	ops[37].len = 0;
+	ret = sacc_submit(dev, ops, 64);
+	ck_assert_int_eq(ret, -EINVAL);
+	assert_msg_has(sacc_errmsg(dev), "op 37");
+	ops[37].len = 100;
+	ops[50].dst_off = 64 * chunk - 50; /* runs past the end */
+	ck_assert_int_eq(sacc_submit(dev, ops, 64), -EINVAL);
+	assert_msg_has(sacc_errmsg(dev), "op 50");
+	assert_msg_has(sacc_errmsg(dev), "batch dst");
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.doorbells, 10);
+	ck_assert_uint_eq(st.submitted, 640);
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	sacc_close(dev);
+
+	/* A 64-op batch on a 64-entry SQ: 63 go, one doorbell; the 64th
+	 * waits for room. */
+	{
+		struct sacc_open_opts o = {.sq_entries = 64};
+
+		dev = open_dev(0, &o);
+		for (unsigned int i = 0; i < 64; i++)
+			ops[i] = (struct sacc_op){.opcode = SACC_OP_NOP,
+						  .cookie = i};
+		ck_assert_int_eq(sacc_submit(dev, ops, 64), 63);
+		sacc_stats(dev, &st);
+		ck_assert_uint_eq(st.doorbells, 1);
+		/* Reaping fewer than are ready keeps the rest, in order. */
+		for (unsigned int k = 0; k < 63; k += 5)
+			reap_n(dev, res + k, k + 5 <= 63 ? 5 : 63 - k);
+		for (unsigned int k = 0; k < 63; k++)
+			ck_assert_uint_eq(res[k].cookie, k);
+		ck_assert_int_eq(sacc_submit(dev, &ops[63], 1), 1);
+		reap_n(dev, res, 1);
+		ck_assert_uint_eq(res[0].cookie, 63);
+		sacc_stats(dev, &st);
+		ck_assert_uint_eq(st.doorbells, 2);
+		ck_assert_uint_eq(st.completed, 64);
+		sacc_close(dev);
+	}
+}
+END_TEST
+
+/*
+ * One flagged 1 MiB XFORM: sacc_wait() wakes, and the MSI-X really
+ * reached the eventfd (if the completion beat sacc_wait() to it, the
+ * interrupt is still pending: a second wait consumes it and times out).
+ */
+static void irq_roundtrip(struct sacc_dev *dev, struct sacc_buf *src,
+			  struct sacc_buf *dst)
+{
+	struct sacc_op op = {.opcode = SACC_OP_XFORM, .len = MiB,
+			     .flags = SACC_OPF_IRQ, .src = src, .dst = dst,
+			     .cookie = 77};
+	struct sacc_stats st0, st;
+	struct sacc_result r;
+	int ret;
+
+	sacc_stats(dev, &st0);
+	fill_random(va(src), MiB);
+	memset(va(dst), CANARY, MiB);
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	ret = sacc_wait(dev, REAP_TIMEOUT_MS);
+	ck_assert_msg(ret == 1, "sacc_wait: %d: %s", ret, sacc_errmsg(dev));
+	ck_assert_int_eq(sacc_poll(dev, &r, 1), 1);
+	ck_assert_uint_eq(r.cookie, 77);
+	ck_assert_uint_eq(r.status, SACC_STS_OK);
+	check_copy("irq xform", SACC_OP_XFORM, va(dst), va(src), MiB);
+	ck_assert_int_eq(sacc_wait(dev, 300), 0);
+	sacc_stats(dev, &st);
+	ck_assert_msg(st.interrupts > st0.interrupts,
+		      "no MSI-X reached the eventfd for a flagged op");
+	/* acknowledged by sacc_wait */
+	ck_assert_uint_eq(reg(dev, SACC_REG_IRQ_STATUS) & SACC_IRQ_COMPLETION,
+			  0);
+}
+
+START_TEST(interrupt_mode)
+{
+	struct sacc_dev *dev;
+	struct sacc_buf *src, *dst;
+	struct sacc_op ops[64];
+	struct sacc_result res[64];
+	struct sacc_stats st;
+	struct eng e;
+	uint64_t t0, ms;
+	int ret;
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+
+	/* Nothing outstanding: the timeout is honoured. */
+	t0 = now_ns();
+	ck_assert_int_eq(sacc_wait(dev, 200), 0);
+	ms = (now_ns() - t0) / 1000000;
+	ck_assert_msg(ms >= 150 && ms < 5000, "sacc_wait(200) took %" PRIu64
+					      " ms",
+		      ms);
+
+	/* Ops without SACC_OPF_IRQ raise no interrupt. */
+	for (unsigned int i = 0; i < 50; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = i};
+	ck_assert_int_eq(sacc_submit(dev, ops, 50), 50);
+	reap_n(dev, res, 50);
+	ck_assert_int_eq(sacc_wait(dev, 300), 0);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.interrupts, 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_IRQ_STATUS) & SACC_IRQ_COMPLETION,
+			  0);
+
+	/* One 1 MiB op with the flag; again after a reset (FLR resets
+	 * the device's MSI-X state: libsacc must set it up again). */
+	src = alloc_buf(dev, MiB, SACC_DMA_TO_DEVICE, "irq src");
+	dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "irq dst");
+	irq_roundtrip(dev, src, dst);
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	irq_roundtrip(dev, src, dst);
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	irq_roundtrip(dev, src, dst);
+
+	/* A batch with the flag on its last op only: exactly one MSI-X. */
+	for (unsigned int i = 0; i < 64; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = i,
+					  .flags = i == 63 ? SACC_OPF_IRQ : 0};
+	sacc_stats(dev, &st);
+	ck_assert_int_eq(sacc_submit(dev, ops, 64), 64);
+	reap_n(dev, res, 64);
+	ck_assert_uint_eq(res[63].cookie, 63);
+	ck_assert_int_eq(sacc_wait(dev, 300), 0); /* consumes the eventfd */
+	{
+		struct sacc_stats st2;
+
+		sacc_stats(dev, &st2);
+		ck_assert_uint_eq(st2.interrupts - st.interrupts, 1);
+	}
+	ret = sacc_wait(dev, 0);
+	ck_assert_int_eq(ret, 0);
+	sacc_close(dev);
+
+	/* Verified random ops reaped by interrupt only. */
+	dev = open_dev(0, NULL);
+	eng_init(&e, dev, "irq", 8, 256 * KiB);
+	e.flags = SACC_OPF_IRQ;
+	e.use_wait = true;
+	eng_run(&e, 300);
+	eng_finish(&e);
+	sacc_stats(dev, &st);
+	ck_assert_uint_ge(st.interrupts, 1);
+	ck_assert_uint_le(st.interrupts, e.done);
+	sacc_close(dev);
+}
+END_TEST
+
+/*
+ * BAR0 is mapped as two separate 4 KiB mappings of the VFIO device:
+ * the register page and the doorbell page right after it (vfio-pci
+ * rewrites the file offset to the BAR's physical page number, so the
+ * doorbell's offset is the register page's + 0x1000).
+ */
+struct vma {
+	unsigned long long start, end, off;
+};
+
+static void check_bar_pages(struct sacc_dev *dev)
+{
+	uintptr_t db = (uintptr_t)sacc_dev_doorbell_page(dev);
+	struct vma v[64], dbv = {0};
+	char line[512], path[256];
+	int n = 0, regs = 0;
+	FILE *f;
+
+	ck_assert_msg(db && !(db & 4095), "doorbell page %p", (void *)db);
+	f = fopen("/proc/self/maps", "re");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f) && n < 64) {
+		path[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*u %255s", &v[n].start,
+			   &v[n].end, &v[n].off, path) == 4 &&
+		    strstr(path, "vfio-device"))
+			n++;
+	}
+	fclose(f);
+	for (int i = 0; i < n; i++)
+		if (v[i].start == db)
+			dbv = v[i];
+	ck_assert_msg(dbv.start == db, "no VFIO device mapping at the doorbell "
+				       "page %p",
+		      (void *)db);
+	ck_assert_uint_eq(dbv.end - dbv.start, 4096);
+	for (int i = 0; i < n; i++)
+		if (v[i].start != db && v[i].end - v[i].start == 4096 &&
+		    v[i].off + 0x1000 == dbv.off)
+			regs++;
+	ck_assert_msg(regs == 1, "%d separate 4 KiB register page mappings",
+		      regs);
+}
+
+START_TEST(doorbell_modes)
+{
+	static const enum sacc_doorbell modes[] = {SACC_DOORBELL_MMAP,
+						   SACC_DOORBELL_SYSCALL};
+
+	BEGIN();
+	for (int m = 0; m < 2; m++) {
+		struct sacc_open_opts o = {.doorbell = modes[m]};
+		struct sacc_dev *dev = open_dev(0, &o);
+		struct sacc_stats st;
+		struct eng e;
+
+		ck_assert_int_eq(sacc_dev_doorbell(dev), modes[m]);
+		if (modes[m] == SACC_DOORBELL_MMAP)
+			check_bar_pages(dev);
+		eng_init(&e, dev, m ? "syscall" : "mmap", 8, 64 * KiB);
+		db_pwrites = 0;
+		eng_run(&e, 400);
+		eng_finish(&e);
+		sacc_stats(dev, &st);
+		if (modes[m] == SACC_DOORBELL_MMAP)
+			/* Kernel bypass: not a single doorbell syscall. */
+			ck_assert_msg(db_pwrites == 0,
+				      "mmap doorbell mode made %lu doorbell "
+				      "pwrite()s",
+				      db_pwrites);
+		else
+			/* One kernel transition per doorbell, one per batch. */
+			ck_assert_msg(db_pwrites == st.doorbells &&
+					  st.doorbells == e.submits,
+				      "syscall mode: %lu pwrite()s, %" PRIu64
+				      " doorbells, %" PRIu64 " batches",
+				      db_pwrites, st.doorbells, e.submits);
+		sacc_close(dev);
+	}
+}
+END_TEST
+
+START_TEST(doorbell_syscall_failure)
+{
+	struct sacc_open_opts o = {.doorbell = SACC_DOORBELL_SYSCALL};
+	struct sacc_op op = {.opcode = SACC_OP_NOP};
+	struct sacc_dev *dev;
+	struct sacc_stats st;
+	struct eng e;
+	int ret;
+
+	BEGIN();
+	dev = open_dev(0, &o);
+	db_fail_errno = EPERM;
+	ret = sacc_submit(dev, &op, 1);
+	db_fail_errno = 0;
+	ck_assert_int_eq(ret, -EPERM);
+	assert_msg_has(sacc_errmsg(dev), "doorbell pwrite failed");
+	assert_msg_has(sacc_errmsg(dev), sacc_dev_bdf(dev));
+	assert_msg_has(sacc_errmsg(dev), "sacc_reset");
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EIO);
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.abandoned, 1);
+	eng_init(&e, dev, "after doorbell failure", 4, 4096);
+	eng_run(&e, 50);
+	eng_finish(&e);
+	sacc_close(dev);
+}
+END_TEST
+
+START_TEST(two_devices)
+{
+	struct sacc_dev *a, *b;
+	struct eng ea, eb;
+	struct sacc_op op;
+	struct sacc_stats st;
+	struct sacc_dma_stats da, db;
+	long kb;
+
+	BEGIN();
+	ck_assert_msg(guest_nr_devices() >= 2,
+		      "needs 2 SACC devices (ci/vm --devices 2), have %u",
+		      guest_nr_devices());
+	a = open_dev(0, NULL);
+	b = open_dev(1, NULL);
+	ck_assert_str_ne(sacc_dev_bdf(a), sacc_dev_bdf(b));
+	ck_assert_int_ne(sacc_dev_group(a), sacc_dev_group(b));
+	ck_assert_int_ne(sacc_dev_container_fd(a), sacc_dev_container_fd(b));
+	eng_init(&ea, a, "dev0", 8, 128 * KiB);
+	eng_init(&eb, b, "dev1", 8, 128 * KiB);
+
+	/* A buffer of one device cannot be used on the other. */
+	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = 10,
+			      .src = ea.src, .dst = eb.dst[0]};
+	ck_assert_int_eq(sacc_submit(b, &op, 1), -EINVAL);
+	assert_msg_has(sacc_errmsg(b), "src is not a live buffer");
+	op.src = eb.src;
+	op.dst = ea.dst[0];
+	ck_assert_int_eq(sacc_submit(b, &op, 1), -EINVAL);
+	assert_msg_has(sacc_errmsg(b), "dst is not a live buffer");
+
+	/* Pinned memory: per container, summed per process, = VmLck. */
+	sacc_dma_ctx_stats(sacc_dev_dma(a), &da);
+	sacc_dma_ctx_stats(sacc_dev_dma(b), &db);
+	kb = vmlck_kb();
+	ck_assert_uint_eq(da.process_pinned_bytes,
+			  da.pinned_bytes + db.pinned_bytes);
+	ck_assert_uint_eq((uint64_t)kb * 1024, da.process_pinned_bytes);
+
+	/* Interleaved: both in flight at once. */
+	while (ea.issued < 400 || eb.issued < 400 || ea.nbusy || eb.nbusy) {
+		if (ea.issued < 400)
+			eng_submit(&ea, 400 - ea.issued);
+		if (eb.issued < 400)
+			eng_submit(&eb, 400 - eb.issued);
+		eng_reap(&ea);
+		eng_reap(&eb);
+	}
+	eng_finish(&ea);
+	eng_finish(&eb);
+	sacc_stats(a, &st);
+	ck_assert_uint_eq(st.completed, 400); /* counters are per device */
+
+	/* Closing one leaves the other working. */
+	sacc_close(a);
+	ck_assert_uint_eq((uint64_t)vmlck_kb() * 1024, process_pinned(b));
+	eng_run(&eb, 100);
+	eng_finish(&eb);
+	sacc_close(b);
+	ck_assert_int_eq(vmlck_kb(), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* least privilege, guard pages, IOVA allocation                        */
+/* ------------------------------------------------------------------ */
+
+/* Submit @d raw, reap it, expect a DMA fault; return FAULT_INFO. */
+static uint32_t raw_expect_fault(struct sacc_dev *dev, struct sacc_desc d,
+				 uint64_t want_addr, const char *what)
+{
+	struct sacc_result r;
+	uint64_t fa;
+	int id = sacc_submit_raw(dev, &d);
+
+	ck_assert_msg(id > 0, "%s: sacc_submit_raw: %d: %s", what, id,
+		      sacc_errmsg(dev));
+	reap_n(dev, &r, 1);
+	ck_assert(r.raw);
+	ck_assert_uint_eq(r.req_id, (uint32_t)id);
+	ck_assert_msg(r.status == SACC_STS_DMA_FAULT,
+		      "%s: status %u (%s), want DMA fault", what, r.status,
+		      sacc_status_str(r.status));
+	ck_assert_uint_eq(r.result_len, 0);
+	fa = reg(dev, SACC_REG_FAULT_ADDR) |
+	     (uint64_t)reg(dev, SACC_REG_FAULT_ADDR + 4) << 32;
+	ck_assert_msg(fa == want_addr,
+		      "%s: FAULT_ADDR 0x%" PRIx64 ", want 0x%" PRIx64, what, fa,
+		      want_addr);
+	ck_assert_uint_eq(reg(dev, SACC_REG_FAULT_REQ_ID), (uint32_t)id);
+	return reg(dev, SACC_REG_FAULT_INFO);
+}
+
+START_TEST(least_privilege)
+{
+	struct sacc_dev *dev;
+	struct sacc_buf *ro, *wo, *rw, *tiny, *bufs[4];
+	struct sacc_iova_range ranges[16];
+	struct sacc_dma_ctx *ctx;
+	struct sacc_iova_lookup lk;
+	struct sacc_map_entry me;
+	struct sacc_stats st;
+	struct sacc_op op;
+	uint8_t save[8192];
+	uint64_t pg, rw_end;
+	uint32_t info;
+	int nr, ret;
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+	ctx = sacc_dev_dma(dev);
+	ro = alloc_buf(dev, 8192, SACC_DMA_TO_DEVICE, "ro");
+	wo = alloc_buf(dev, 8192, SACC_DMA_FROM_DEVICE, "wo");
+	rw = alloc_buf(dev, 8192, SACC_DMA_BIDIRECTIONAL, "rw");
+	tiny = alloc_buf(dev, 100, SACC_DMA_BIDIRECTIONAL, "tiny");
+	fill_random(va(ro), 8192);
+	sacc_stats_clear(dev);
+
+	/* The library refuses what the mapping forbids. */
+	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = 4096,
+			      .src = rw, .dst = ro};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	assert_msg_has(sacc_errmsg(dev), "'ro'");
+	assert_msg_has(sacc_errmsg(dev), "may not write");
+	op.src = wo;
+	op.dst = rw;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	assert_msg_has(sacc_errmsg(dev), "'wo'");
+	assert_msg_has(sacc_errmsg(dev), "may not read");
+	/* ...and the other invalid ops. */
+	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = 0, .src = ro,
+			      .dst = wo};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	op.len = SACC_MAX_XFER + 1;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	op.len = 4096;
+	op.src_off = 4097;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	assert_msg_has(sacc_errmsg(dev), "runs past its end");
+	op.src_off = 0;
+	op.opcode = 7;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	assert_msg_has(sacc_errmsg(dev), "unknown opcode 7");
+	op.opcode = SACC_OP_MEMCPY;
+	op.flags = 0x8;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	op.flags = 0;
+	op.dst = NULL;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -EINVAL);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.submitted, 0);
+	ck_assert_uint_eq(st.doorbells, 0);
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	/* What is allowed works, both ways through a bidirectional one. */
+	one_verified_op(dev, SACC_OP_MEMCPY, ro, rw, 8192);
+	one_verified_op(dev, SACC_OP_XFORM, rw, wo, 8192);
+	one_verified_op(dev, SACC_OP_MEMCPY, tiny, rw, 100);
+
+	/* Page granular, guard pages, allocated (not identity) IOVAs
+	 * inside the usable ranges VFIO reports. */
+	nr = sacc_dev_iova_ranges(dev, ranges, 16, &pg);
+	ck_assert_int_ge(nr, 1);
+	ck_assert_int_le(nr, 16);
+	ck_assert_uint_eq(pg & 4096, 4096);
+	bufs[0] = ro;
+	bufs[1] = wo;
+	bufs[2] = rw;
+	bufs[3] = tiny;
+	ck_assert_uint_eq(sacc_buf_len(tiny), 100);
+	for (int i = 0; i < 4; i++) {
+		uint64_t s = sacc_buf_iova(bufs[i]);
+		uint64_t len = (sacc_buf_len(bufs[i]) + 4095) & ~4095ull;
+		bool inside = false;
+
+		ck_assert_uint_eq(s & 4095, 0);
+		ck_assert_uint_eq((uintptr_t)va(bufs[i]) & 4095, 0);
+		/* no page of memory shared with another buffer */
+		for (int j = 0; j < 4; j++) {
+			uintptr_t a = (uintptr_t)va(bufs[i]);
+			uintptr_t b = (uintptr_t)va(bufs[j]);
+			uint64_t lj = (sacc_buf_len(bufs[j]) + 4095) & ~4095ull;
+
+			if (j != i)
+				ck_assert_msg(b >= a + len || b + lj <= a,
+					      "buffers %d and %d share memory",
+					      i, j);
+		}
+		ck_assert_uint_ne(s, (uintptr_t)va(bufs[i]));
+		ck_assert_uint_ne(s, 0);
+		for (int r = 0; r < nr; r++)
+			inside |= s >= ranges[r].start &&
+				  s + len - 1 <= ranges[r].end;
+		ck_assert_msg(inside, "IOVA 0x%" PRIx64 " outside the ranges",
+			      s);
+		for (int j = 0; j < 4; j++) {
+			uint64_t t = sacc_buf_iova(bufs[j]);
+
+			if (j == i)
+				continue;
+			/* at least one unmapped page between them */
+			ck_assert_msg(t >= s + len + 4096 || t + 4096 < s,
+				      "buffers %d and %d have no guard page", i,
+				      j);
+		}
+		me = mapping_at(dev, s);
+		ck_assert_uint_eq(me.len, len);
+		ck_assert_uint_eq(me.perm,
+				  i == 0 ? VFIO_DMA_MAP_FLAG_READ
+				  : i == 1
+				      ? VFIO_DMA_MAP_FLAG_WRITE
+				      : VFIO_DMA_MAP_FLAG_READ |
+					    VFIO_DMA_MAP_FLAG_WRITE);
+	}
+	/* The rings: SQ device-readable only, CQ device-writable only. */
+	ck_assert_uint_eq(mapping_at(dev, sacc_dev_sq_iova(dev)).perm,
+			  VFIO_DMA_MAP_FLAG_READ);
+	ck_assert_uint_eq(mapping_at(dev, sacc_dev_cq_iova(dev)).perm,
+			  VFIO_DMA_MAP_FLAG_WRITE);
+
+	/* The IOMMU enforces it: raw descriptors that bypass libsacc's
+	 * checks fault instead of touching memory. */
+	sacc_stats_clear(dev);
+	memcpy(save, va(ro), 8192);
+	info = raw_expect_fault(dev,
+				(struct sacc_desc){.src = sacc_buf_iova(rw),
+						   .dst = sacc_buf_iova(ro),
+						   .length = 4096,
+						   .opcode = SACC_OP_MEMCPY},
+				sacc_buf_iova(ro), "write to a to_device buffer");
+	ck_assert_uint_eq(info, SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE);
+	ck_assert_mem_eq(va(ro), save, 8192);
+	ck_assert_int_eq(sacc_dma_lookup(ctx, sacc_buf_iova(ro), 0, &lk), 0);
+	ck_assert_int_eq(lk.kind, SACC_IOVA_MAPPED);
+	ck_assert_str_eq(lk.buf.name, "ro");
+
+	/*
+	 * A device read of a from_device (write-only) buffer is NOT checked
+	 * here: the guest's Linux 6.1 intel-iommu driver sets bit 0 of
+	 * every second-level PTE (DMA_FL_PTE_PRESENT == DMA_PTE_READ in
+	 * __domain_mapping()), so VFIO_DMA_MAP_FLAG_WRITE alone still maps
+	 * the page readable.  libsacc asks for write-only (checked above
+	 * through the registry); the IOMMU cannot refuse the read.  What
+	 * the IOMMU does refuse is a read of unmapped IOVA: the guard page
+	 * in front of a buffer.  The device reads all of src before it
+	 * writes dst, so dst stays untouched.
+	 */
+	memset(va(rw), CANARY, 8192);
+	info = raw_expect_fault(dev,
+				(struct sacc_desc){.src = sacc_buf_iova(wo) -
+							  4096,
+						   .dst = sacc_buf_iova(rw),
+						   .length = 4096,
+						   .opcode = SACC_OP_MEMCPY},
+				sacc_buf_iova(wo) - 4096,
+				"read of the guard page before 'wo'");
+	ck_assert_uint_eq(info, SACC_FAULT_SRC_READ);
+	check_canary("dst of a faulting source", va(rw), 8192);
+	ck_assert_int_eq(sacc_dma_lookup(ctx, sacc_buf_iova(wo) - 4096, 0, &lk),
+			 0);
+	ck_assert_int_eq(lk.kind, SACC_IOVA_GUARD);
+
+	/* Guard page right after a buffer. */
+	rw_end = sacc_buf_iova(rw) + 8192;
+	info = raw_expect_fault(dev,
+				(struct sacc_desc){.src = sacc_buf_iova(ro),
+						   .dst = rw_end,
+						   .length = 16,
+						   .opcode = SACC_OP_XFORM},
+				rw_end, "write into the guard page");
+	ck_assert_uint_eq(info, SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE);
+	ck_assert_int_eq(sacc_dma_lookup(ctx, rw_end, 0, &lk), 0);
+	ck_assert_int_eq(lk.kind, SACC_IOVA_GUARD);
+	/* An overrun that starts inside: faults at the guard page, and
+	 * nothing of the buffer before the op's start is touched. */
+	memset(va(rw), CANARY, 8192);
+	raw_expect_fault(dev,
+			 (struct sacc_desc){.src = sacc_buf_iova(ro),
+					    .dst = rw_end - 100,
+					    .length = 200,
+					    .opcode = SACC_OP_MEMCPY},
+			 rw_end, "overrun into the guard page");
+	check_canary("before an overrun", va(rw), 8192 - 100);
+
+	/* Per-op faults are not fatal: the device carries on. */
+	ck_assert_uint_eq(reg(dev, SACC_REG_FAULT_COUNT), 4);
+	ck_assert_uint_eq(reg(dev, SACC_REG_ERR_CODE), SACC_ERR_DMA);
+	ck_assert_uint_eq(reg(dev, SACC_REG_STATUS), SACC_STATUS_READY);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.by_status[SACC_STS_DMA_FAULT], 4);
+	ck_assert_uint_eq(st.device_errors, 0);
+	one_verified_op(dev, SACC_OP_MEMCPY, ro, wo, 5000);
+
+	/* A buffer named by an op in flight cannot be freed. */
+	reg_set(dev, SACC_REG_CTRL, 0); /* stop the device: op stays */
+	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = 64, .src = ro,
+			      .dst = wo};
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	ret = sacc_buf_free(ro);
+	ck_assert_int_eq(ret, -EBUSY);
+	assert_msg_has(sacc_errmsg(dev), "'ro'");
+	ck_assert_int_eq(sacc_buf_free(wo), -EBUSY);
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	ck_assert_int_eq(sacc_buf_free(ro), 0);
+	ck_assert_int_eq(sacc_buf_free(wo), 0);
+	ck_assert_int_eq(sacc_buf_free(NULL), 0);
+	sacc_close(dev);
+}
+END_TEST
+
+/* Submit @d raw and reap its result. */
+static struct sacc_result raw_one(struct sacc_dev *dev, struct sacc_desc d)
+{
+	struct sacc_result r;
+	int id = sacc_submit_raw(dev, &d);
+
+	ck_assert_msg(id > 0, "sacc_submit_raw: %d: %s", id, sacc_errmsg(dev));
+	reap_n(dev, &r, 1);
+	ck_assert(r.raw);
+	ck_assert_uint_eq(r.req_id, (uint32_t)id);
+	ck_assert_uint_eq(r.opcode, d.opcode);
+	return r;
+}
+
+START_TEST(per_op_errors)
+{
+	struct sacc_dev *dev;
+	struct sacc_buf *src, *dst;
+	struct sacc_result r;
+	struct sacc_stats st;
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+	src = alloc_buf(dev, 8192, SACC_DMA_TO_DEVICE, "e src");
+	dst = alloc_buf(dev, 8192, SACC_DMA_FROM_DEVICE, "e dst");
+	fill_random(va(src), 8192);
+	memset(va(dst), CANARY, 8192);
+	sacc_stats_clear(dev);
+
+	r = raw_one(dev, (struct sacc_desc){.src = sacc_buf_iova(src),
+					    .dst = sacc_buf_iova(dst),
+					    .length = 16, .opcode = 9});
+	ck_assert_uint_eq(r.status, SACC_STS_BAD_OPCODE);
+	ck_assert_uint_eq(r.result_len, 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_ERR_CODE), SACC_ERR_BAD_OPCODE);
+	r = raw_one(dev, (struct sacc_desc){.src = sacc_buf_iova(src),
+					    .dst = sacc_buf_iova(dst),
+					    .length = 0,
+					    .opcode = SACC_OP_MEMCPY});
+	ck_assert_uint_eq(r.status, SACC_STS_BAD_LENGTH);
+	ck_assert_uint_eq(reg(dev, SACC_REG_ERR_CODE), SACC_ERR_INVALID);
+	r = raw_one(dev, (struct sacc_desc){.src = sacc_buf_iova(src),
+					    .dst = sacc_buf_iova(dst),
+					    .length = SACC_MAX_XFER + 1,
+					    .opcode = SACC_OP_XFORM});
+	ck_assert_uint_eq(r.status, SACC_STS_BAD_LENGTH);
+	ck_assert_uint_eq(r.len, SACC_MAX_XFER + 1);
+	check_canary("no DMA for a bad descriptor", va(dst), 8192);
+	r = raw_one(dev, (struct sacc_desc){.length = 123,
+					    .opcode = SACC_OP_NOP});
+	ck_assert_uint_eq(r.status, SACC_STS_OK);
+	ck_assert_uint_eq(r.result_len, 0);
+	r = raw_one(dev, (struct sacc_desc){.src = sacc_buf_iova(src),
+					    .dst = sacc_buf_iova(dst),
+					    .length = 8192,
+					    .opcode = SACC_OP_MEMCPY});
+	ck_assert_uint_eq(r.status, SACC_STS_OK);
+	ck_assert_uint_eq(r.result_len, 8192);
+	ck_assert_mem_eq(va(dst), va(src), 8192);
+
+	/* Counted by status; none of them is a device error; the device
+	 * carries on without a reset. */
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.submitted, 5);
+	ck_assert_uint_eq(st.completed, 5);
+	ck_assert_uint_eq(st.doorbells, 5);
+	ck_assert_uint_eq(st.by_status[SACC_STS_OK], 2);
+	ck_assert_uint_eq(st.by_status[SACC_STS_BAD_OPCODE], 1);
+	ck_assert_uint_eq(st.by_status[SACC_STS_DMA_FAULT], 0);
+	ck_assert_uint_eq(st.by_status[SACC_STS_BAD_LENGTH], 2);
+	ck_assert_uint_eq(st.device_errors, 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_STATUS), SACC_STATUS_READY);
+	one_verified_op(dev, SACC_OP_XFORM, src, dst, 5000);
+	sacc_close(dev);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* untrusted completions                                               */
+/* ------------------------------------------------------------------ */
+
+enum { REQ_FIRST, REQ_SECOND, REQ_BOGUS };
+
+START_TEST(untrusted_completions)
+{
+	static const struct {
+		const char *name;
+		unsigned int nsubmit;
+		int req;
+		uint32_t result_len;
+		uint16_t status;
+		const char *needle;
+	} cases[] = {
+	    {"unknown req_id", 1, REQ_BOGUS, 4096, SACC_STS_OK,
+	     "not outstanding at all"},
+	    {"req_id out of ring order", 2, REQ_SECOND, 4096, SACC_STS_OK,
+	     "out of ring order"},
+	    {"result_len larger than requested", 1, REQ_FIRST, 4097,
+	     SACC_STS_OK, "result_len 4097 is larger than the 4096 bytes"},
+	    {"short result_len with status ok", 1, REQ_FIRST, 100,
+	     SACC_STS_OK, "status ok but result_len 100 of 4096"},
+	    {"unknown status", 1, REQ_FIRST, 0, 9, "unknown status 9"},
+	    {"completion with nothing outstanding", 0, REQ_BOGUS, 0,
+	     SACC_STS_OK, "while nothing is outstanding"},
+	};
+	struct sacc_dev *dev;
+	struct sacc_buf *src, *dst;
+	struct sacc_result res[4];
+	struct sacc_stats st0, st;
+	struct sacc_desc *sq;
+	struct sacc_cqe *cq;
+	struct sacc_op op;
+	int ret;
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+	src = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "u src");
+	dst = alloc_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "u dst");
+	sq = (struct sacc_desc *)(uintptr_t)mapping_at(dev, sacc_dev_sq_iova(dev))
+		 .vaddr;
+	cq = (struct sacc_cqe *)(uintptr_t)mapping_at(dev, sacc_dev_cq_iova(dev))
+		 .vaddr;
+	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = 4096,
+			      .src = src, .dst = dst};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t id;
+
+		/* Fresh rings (head 0, phase 1); then stop the device so
+		 * that only the test writes the CQ. */
+		ck_assert_int_eq(sacc_reset(dev), 0);
+		reg_set(dev, SACC_REG_CTRL, 0);
+		sacc_stats(dev, &st0);
+		for (unsigned int k = 0; k < cases[i].nsubmit; k++) {
+			op.cookie = k;
+			ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+		}
+		id = cases[i].req == REQ_FIRST	  ? sq[0].req_id
+		     : cases[i].req == REQ_SECOND ? sq[1].req_id
+						  : sq[0].req_id + 1000;
+		cq[0].req_id = id;
+		cq[0].result_len = cases[i].result_len;
+		cq[0].reserved = 0;
+		cq[0].status = cases[i].status;
+		__atomic_store_n(&cq[0].phase, 1, __ATOMIC_RELEASE);
+
+		memset(res, 0xee, sizeof(res));
+		ret = sacc_poll(dev, res, 4);
+		ck_assert_msg(ret == -EIO, "%s: sacc_poll returned %d (%s)",
+			      cases[i].name, ret, sacc_errmsg(dev));
+		assert_msg_has(sacc_errmsg(dev), "device error");
+		assert_msg_has(sacc_errmsg(dev), cases[i].needle);
+		assert_msg_has(sacc_errmsg(dev), sacc_dev_bdf(dev));
+		ck_assert_uint_eq(res[0].cookie, 0xeeeeeeeeeeeeeeeeull);
+		sacc_stats(dev, &st);
+		ck_assert_uint_eq(st.device_errors, st0.device_errors + 1);
+		ck_assert_uint_eq(st.completed, st0.completed);
+		/* Untrusted until reset. */
+		ck_assert_int_eq(sacc_poll(dev, res, 4), -EIO);
+		ck_assert_int_eq(sacc_submit(dev, &op, 1), -EIO);
+		ck_assert_int_eq(sacc_wait(dev, 0), -EIO);
+	}
+
+	/* An entry with the previous lap's phase is not a completion yet. */
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	reg_set(dev, SACC_REG_CTRL, 0);
+	sacc_stats(dev, &st0);
+	op.cookie = 55;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	cq[0] = (struct sacc_cqe){.req_id = sq[0].req_id, .result_len = 4096,
+				  .status = SACC_STS_OK, .phase = 0};
+	for (int k = 0; k < 100; k++)
+		ck_assert_int_eq(sacc_poll(dev, res, 4), 0);
+	__atomic_store_n(&cq[0].phase, 1, __ATOMIC_RELEASE);
+	ck_assert_int_eq(sacc_poll(dev, res, 4), 1);
+	ck_assert_uint_eq(res[0].cookie, 55);
+	ck_assert_uint_eq(res[0].result_len, 4096);
+
+	/* Good results before a bad entry are delivered first. */
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	reg_set(dev, SACC_REG_CTRL, 0);
+	sacc_stats(dev, &st0);
+	for (unsigned int k = 0; k < 2; k++) {
+		op.cookie = 100 + k;
+		ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	}
+	cq[0] = (struct sacc_cqe){.req_id = sq[0].req_id, .result_len = 4096,
+				  .status = SACC_STS_OK, .phase = 1};
+	cq[1] = (struct sacc_cqe){.req_id = sq[1].req_id, .result_len = 8192,
+				  .status = SACC_STS_OK};
+	__atomic_store_n(&cq[1].phase, 1, __ATOMIC_RELEASE);
+	ck_assert_int_eq(sacc_poll(dev, res, 4), 1);
+	ck_assert_uint_eq(res[0].cookie, 100);
+	ck_assert_int_eq(sacc_poll(dev, res, 4), -EIO);
+	assert_msg_has(sacc_errmsg(dev), "larger than the 4096 bytes");
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.completed, st0.completed + 1);
+	ck_assert_uint_eq(st.device_errors, st0.device_errors + 1);
+
+	/* sacc_reset() is the way out: real ops work again. */
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	sacc_stats(dev, &st);
+	ck_assert_uint_ge(st.abandoned, 1);
+	one_verified_op(dev, SACC_OP_XFORM, src, dst, 4096);
+	sacc_close(dev);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* reset and recover                                                   */
+/* ------------------------------------------------------------------ */
+
+START_TEST(reset_inflight)
+{
+	struct sacc_dev *dev;
+	struct sacc_buf *src, *dst;
+	struct sacc_op ops[16];
+	struct sacc_result r;
+	struct sacc_stats st;
+	int ret;
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+	src = alloc_buf(dev, MiB, SACC_DMA_TO_DEVICE, "r src");
+	dst = alloc_buf(dev, 16 * MiB, SACC_DMA_FROM_DEVICE, "r dst");
+	fill_random(va(src), MiB);
+	sacc_stats_clear(dev);
+
+	/* Idle reset, twice. */
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_STATUS), SACC_STATUS_READY);
+
+	for (unsigned int i = 0; i < 16; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = MiB,
+					  .src = src, .dst = dst,
+					  .dst_off = (size_t)i * MiB,
+					  .cookie = i};
+	ck_assert_int_eq(sacc_submit(dev, ops, 16), 16);
+	ret = sacc_reset(dev);
+	ck_assert_msg(ret == 0, "sacc_reset: %d: %s", ret, sacc_errmsg(dev));
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.abandoned, 16);
+	ck_assert_uint_eq(st.resets, 3);
+	ck_assert_uint_eq(st.completed, 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_STATUS), SACC_STATUS_READY);
+	ck_assert_uint_eq(reg(dev, SACC_REG_FAULT_COUNT), 0);
+
+	/* No DMA after the reset returned, and no stale completion. */
+	memset(va(dst), CANARY, 16 * MiB);
+	sleep_ms(300);
+	for (int i = 0; i < 20000; i++)
+		ck_assert_int_eq(sacc_poll(dev, &r, 1), 0);
+	check_canary("dst after reset", va(dst), 16 * MiB);
+
+	/* Buffers of abandoned ops are free again; the device works. */
+	ck_assert_int_eq(sacc_buf_free(dst), 0);
+	dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "r dst2");
+	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, MiB);
+	one_verified_op(dev, SACC_OP_XFORM, src, dst, 777);
+	sacc_close(dev);
+}
+END_TEST
+
+/* Unmap the SQ ring behind libsacc's back (and put it back). */
+static void sq_unmap(struct sacc_dev *dev, const struct sacc_map_entry *e)
+{
+	struct sacc_err err = {0};
+	int ret = sacc_vfio_unmap_dma(sacc_dev_container_fd(dev), e->iova,
+				      e->len, &err);
+
+	ck_assert_msg(ret == 0, "unmap SQ: %d %s", ret, err.msg);
+}
+
+static void sq_remap(struct sacc_dev *dev, const struct sacc_map_entry *e)
+{
+	struct sacc_err err = {0};
+	int ret = sacc_vfio_map_dma(sacc_dev_container_fd(dev), e->vaddr,
+				    e->iova, e->len, e->perm, &err);
+
+	ck_assert_msg(ret == 0, "remap SQ: %d %s", ret, err.msg);
+}
+
+START_TEST(reset_after_fatal_ring_fault)
+{
+	struct sacc_op nop = {.opcode = SACC_OP_NOP};
+	struct sacc_buf *src, *dst;
+	struct sacc_map_entry sqm;
+	struct sacc_result r;
+	struct sacc_stats st;
+	struct sacc_dev *dev;
+	char needle[64], last[512] = "";
+	uint64_t mark, fa;
+	int ret, hits, fds0 = guest_count_fds();
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+	src = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "f src");
+	dst = alloc_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "f dst");
+	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 4096);
+	sqm = mapping_at(dev, sacc_dev_sq_iova(dev));
+	sacc_stats_clear(dev);
+
+	/* 1. Detected by the fatal interrupt (op without SACC_OPF_IRQ).
+	 * The kernel's DMAR fault handler is rate limited (10 messages per
+	 * 5 s, about 3 per fault): let any earlier test's window expire so
+	 * that this fault is logged for certain. */
+	sleep_ms(5100);
+	mark = guest_kmsg_mark();
+	sq_unmap(dev, &sqm);
+	ck_assert_int_eq(sacc_submit(dev, &nop, 1), 1);
+	ret = sacc_wait(dev, REAP_TIMEOUT_MS);
+	ck_assert_msg(ret == -EIO, "sacc_wait after a ring fault: %d (%s)", ret,
+		      sacc_errmsg(dev));
+	assert_msg_has(sacc_errmsg(dev), sacc_dev_bdf(dev));
+	assert_msg_has(sacc_errmsg(dev), "descriptor fetch");
+	assert_msg_has(sacc_errmsg(dev), "'sq ring'");
+	assert_msg_has(sacc_errmsg(dev), "sacc_reset()");
+	/* The device's fault record agrees. */
+	ck_assert_uint_eq(reg(dev, SACC_REG_STATUS) & SACC_STATUS_ERROR,
+			  SACC_STATUS_ERROR);
+	ck_assert_uint_eq(reg(dev, SACC_REG_STATUS) & SACC_STATUS_READY, 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_ERR_CODE), SACC_ERR_DMA);
+	ck_assert_uint_eq(reg(dev, SACC_REG_FAULT_INFO), SACC_FAULT_DESC_FETCH);
+	ck_assert_uint_eq(reg(dev, SACC_REG_FAULT_REQ_ID), 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_FAULT_COUNT), 1);
+	fa = reg(dev, SACC_REG_FAULT_ADDR) |
+	     (uint64_t)reg(dev, SACC_REG_FAULT_ADDR + 4) << 32;
+	ck_assert_msg(fa >= sqm.iova && fa < sqm.iova + sqm.len,
+		      "FAULT_ADDR 0x%" PRIx64 " not in the SQ ring", fa);
+	/* ...and so does the guest kernel's intel-iommu driver. */
+	snprintf(needle, sizeof(needle), "fault addr 0x%" PRIx64,
+		 fa & ~(uint64_t)0xfff);
+	hits = guest_kmsg_grep(mark, needle, last, sizeof(last));
+	ck_assert_msg(hits >= 1, "no DMAR fault \"%s\" in the kernel log",
+		      needle);
+	/* Untrusted until reset. */
+	ck_assert_int_eq(sacc_submit(dev, &nop, 1), -EIO);
+	ck_assert_int_eq(sacc_poll(dev, &r, 1), -EIO);
+	ck_assert_int_eq(sacc_check(dev), -EIO);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.device_errors, 1);
+
+	sq_remap(dev, &sqm);
+	ret = sacc_reset(dev);
+	ck_assert_msg(ret == 0, "sacc_reset: %d: %s", ret, sacc_errmsg(dev));
+	ck_assert_int_eq(sacc_check(dev), 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_FAULT_COUNT), 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_ERR_CODE), 0);
+	one_verified_op(dev, SACC_OP_XFORM, src, dst, 4096);
+
+	/* 2. Detected by polling alone (bounded: every few thousand empty
+	 * polls libsacc reads STATUS). */
+	sq_unmap(dev, &sqm);
+	ck_assert_int_eq(sacc_submit(dev, &nop, 1), 1);
+	ret = guest_reap(dev, &r, 1, REAP_TIMEOUT_MS);
+	ck_assert_msg(ret == -EIO, "polling after a ring fault: %d (%s)", ret,
+		      sacc_errmsg(dev));
+	assert_msg_has(sacc_errmsg(dev), "descriptor fetch");
+	sq_remap(dev, &sqm);
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.device_errors, 2);
+	ck_assert_uint_eq(st.resets, 2);
+	ck_assert_uint_eq(st.abandoned, 2);
+	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 4096);
+
+	/* 3. Closing a device that is still in the fatal state (no reset)
+	 * leaves nothing behind either. */
+	sq_unmap(dev, &sqm);
+	ck_assert_int_eq(sacc_submit(dev, &nop, 1), 1);
+	ck_assert_int_eq(sacc_wait(dev, REAP_TIMEOUT_MS), -EIO);
+	sq_remap(dev, &sqm);
+	sacc_close(dev);
+	ck_assert_int_eq(guest_count_fds(), fds0);
+	ck_assert_int_eq(vmlck_kb(), 0);
+}
+END_TEST
+
+START_TEST(reset_after_enable_error)
+{
+	struct sacc_op nop = {.opcode = SACC_OP_NOP};
+	struct sacc_dev *dev;
+	struct eng e;
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+	/* The device stops by itself: a bad ring size at enable. */
+	reg_set(dev, SACC_REG_CTRL, 0);
+	reg_set(dev, SACC_REG_SQ_SIZE, 3);
+	reg_set(dev, SACC_REG_CTRL, SACC_CTRL_ENABLE);
+	ck_assert_uint_eq(reg(dev, SACC_REG_STATUS), SACC_STATUS_ERROR);
+	ck_assert_int_eq(sacc_check(dev), -EIO);
+	assert_msg_has(sacc_errmsg(dev), "ERR_CODE 3");
+	assert_msg_has(sacc_errmsg(dev), "sacc_reset()");
+	ck_assert_int_eq(sacc_submit(dev, &nop, 1), -EIO);
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_SQ_SIZE), SACC_DEFAULT_ENTRIES);
+	eng_init(&e, dev, "after enable error", 8, 64 * KiB);
+	eng_run(&e, 100);
+	eng_finish(&e);
+	sacc_close(dev);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* error paths                                                         */
+/* ------------------------------------------------------------------ */
+
+START_TEST(bad_bdf)
+{
+	static const char *const bad[] = {
+	    "",		     "0000:00:03",	 "00:03",
+	    "0000:00:03.8",  "0000:00:20.0",	 "g000:00:03.0",
+	    "0000:00:03.0 ", "0000:00:03.00",	 "00000:01:00.0",
+	    "0000:001:00.0", "0000::00.0",	 "../../../etc",
+	    "0000:01:00.0/", "1:2:3:4.5",	 "0x00:03.0",
+	    "0000:01:00.0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+	char shortform[SACC_BDF_MAX];
+	struct sacc_open_opts o = {0};
+	struct sacc_dev *dev = (struct sacc_dev *)1;
+	int fds0 = guest_count_fds();
+	int ret;
+
+	BEGIN();
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		dev = (struct sacc_dev *)1;
+		ret = sacc_open(bad[i], NULL, &dev);
+		ck_assert_msg(ret == -EINVAL, "sacc_open(\"%s\"): %d", bad[i],
+			      ret);
+		ck_assert_ptr_null(dev);
+		if (*bad[i]) {
+			char head[24];
+
+			snprintf(head, sizeof(head), "'%.20s", bad[i]);
+			assert_msg_has(sacc_errmsg(NULL), head);
+			assert_msg_has(sacc_errmsg(NULL), "is not a PCI address");
+		}
+		assert_msg_has(sacc_errmsg(NULL), "DDDD:BB:DD.F");
+	}
+	ck_assert_int_eq(sacc_open(NULL, NULL, &dev), -EINVAL);
+	ck_assert_int_eq(sacc_open(bdf_at(0), NULL, NULL), -EINVAL);
+
+	/* Well formed, but absent: normalised in the message. */
+	ck_assert_int_eq(sacc_open("7f:00.0", NULL, &dev), -ENODEV);
+	ck_assert_ptr_null(dev);
+	assert_msg_has(sacc_errmsg(NULL), "no PCI device 0000:7f:00.0");
+	ck_assert_int_eq(sacc_open("0000:00:1e.7", NULL, &dev), -ENODEV);
+	assert_msg_has(sacc_errmsg(NULL), "0000:00:1e.7");
+	/* Present, but not a SACC device (the q35 host bridge). */
+	ck_assert_int_eq(sacc_open("0000:00:00.0", NULL, &dev), -ENODEV);
+	assert_msg_has(sacc_errmsg(NULL), "0000:00:00.0 is not a SACC device");
+
+	/* Short form and upper case of a real device work. */
+	snprintf(shortform, sizeof(shortform), "%s", bdf_at(0) + 5);
+	for (char *p = shortform; *p; p++)
+		if (*p >= 'a' && *p <= 'f')
+			*p = (char)(*p - 'a' + 'A');
+	dev = open_dev(0, NULL);
+	sacc_close(dev);
+	ck_assert_int_eq(sacc_open(shortform, NULL, &dev), 0);
+	ck_assert_str_eq(sacc_dev_bdf(dev), bdf_at(0));
+
+	/* The same device twice: busy, with a message saying so. */
+	{
+		struct sacc_dev *again = (struct sacc_dev *)1;
+
+		ret = sacc_open(bdf_at(0), NULL, &again);
+		ck_assert_int_eq(ret, -EBUSY);
+		ck_assert_ptr_null(again);
+		assert_msg_has(sacc_errmsg(NULL), "busy");
+		assert_msg_has(sacc_errmsg(NULL), bdf_at(0));
+	}
+	sacc_close(dev);
+
+	/* Bad options. */
+	o.sq_entries = 3;
+	ck_assert_int_eq(sacc_open(bdf_at(0), &o, &dev), -EINVAL);
+	assert_msg_has(sacc_errmsg(NULL), "powers of two");
+	o.sq_entries = 131072;
+	ck_assert_int_eq(sacc_open(bdf_at(0), &o, &dev), -EINVAL);
+	o = (struct sacc_open_opts){.doorbell = (enum sacc_doorbell)7};
+	ck_assert_int_eq(sacc_open(bdf_at(0), &o, &dev), -EINVAL);
+	assert_msg_has(sacc_errmsg(NULL), "doorbell");
+	o = (struct sacc_open_opts){.flags = 0x80};
+	ck_assert_int_eq(sacc_open(bdf_at(0), &o, &dev), -EINVAL);
+	assert_msg_has(sacc_errmsg(NULL), "flags");
+
+	/* SACC_OPEN_NO_INIT: registers only, the data path says so. */
+	o = (struct sacc_open_opts){.flags = SACC_OPEN_NO_INIT};
+	dev = open_dev(0, &o);
+	ck_assert_uint_eq(reg(dev, SACC_REG_MAGIC), SACC_MAGIC);
+	{
+		struct sacc_op nop = {.opcode = SACC_OP_NOP};
+		struct sacc_result r;
+
+		ck_assert_int_eq(sacc_submit(dev, &nop, 1), -ENOTCONN);
+		assert_msg_has(sacc_errmsg(dev), "SACC_OPEN_NO_INIT");
+		ck_assert_int_eq(sacc_poll(dev, &r, 1), -ENOTCONN);
+	}
+	ck_assert_int_eq(sacc_reg_read(dev, 0x2000, &(uint32_t){0}), -EINVAL);
+	ck_assert_int_eq(sacc_reg_read(dev, 0x3, &(uint32_t){0}), -EINVAL);
+	sacc_close(dev);
+
+	/* Failures leave nothing behind. */
+	ck_assert_int_eq(guest_count_fds(), fds0);
+	ck_assert_int_eq(vmlck_kb(), 0);
+}
+END_TEST
+
+/* ---- memlock too low: in a child without CAP_IPC_LOCK ---- */
+
+static int drop_ipc_lock(void)
+{
+	struct __user_cap_header_struct h = {_LINUX_CAPABILITY_VERSION_3, 0};
+	struct __user_cap_data_struct d[2];
+	unsigned int i = CAP_TO_INDEX(CAP_IPC_LOCK);
+
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	d[i].effective &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	d[i].permitted &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	d[i].inheritable &= ~CAP_TO_MASK(CAP_IPC_LOCK);
+	if (syscall(SYS_capset, &h, d))
+		return -errno;
+	memset(d, 0, sizeof(d));
+	if (syscall(SYS_capget, &h, d))
+		return -errno;
+	return d[i].effective & CAP_TO_MASK(CAP_IPC_LOCK) ? -EPERM : 0;
+}
+
+static int memlock_child(char *msg, size_t len)
+{
+	struct rlimit rl = {64 * KiB, 64 * KiB};
+	const char *bdf = guest_bdf(0);
+	struct sacc_buf *big = NULL, *src, *dst;
+	struct sacc_iova_range ranges[16];
+	struct sacc_dma_stats ds;
+	struct sacc_err err = {0};
+	struct sacc_dev *dev = NULL;
+	struct sacc_op op;
+	struct sacc_result r;
+	int fds0 = guest_count_fds();
+	const char *m;
+	uint64_t hi;
+	void *mem;
+	int ret, nr;
+
+	CHILD_CHECK(bdf, "no SACC device");
+	ret = drop_ipc_lock();
+	CHILD_CHECK(ret == 0, "cannot drop CAP_IPC_LOCK: %d", ret);
+	CHILD_CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0, "setrlimit: %s",
+		    strerror(errno));
+
+	/* The rings (12 KiB) fit in 64 KiB; a 1 MiB buffer does not. */
+	ret = sacc_open(bdf, NULL, &dev);
+	CHILD_CHECK(ret == 0, "sacc_open under 64 KiB memlock: %d: %s", ret,
+		    sacc_errmsg(NULL));
+	sacc_dma_ctx_stats(sacc_dev_dma(dev), &ds);
+	CHILD_CHECK(!ds.limits.memlock_exempt, "libsacc thinks CAP_IPC_LOCK "
+					       "is held");
+	CHILD_CHECK(ds.limits.memlock_limit == 64 * KiB, "limit %" PRIu64,
+		    ds.limits.memlock_limit);
+	ret = sacc_buf_alloc(dev, MiB, SACC_DMA_FROM_DEVICE, "big", &big);
+	m = sacc_errmsg(dev);
+	CHILD_CHECK(ret == -ENOMEM, "1 MiB under 64 KiB memlock: %d (%s)", ret,
+		    m);
+	CHILD_CHECK(big == NULL, "buffer returned on failure");
+	CHILD_CHECK(contains(m, "RLIMIT_MEMLOCK") && contains(m, "64 KiB") &&
+			contains(m, "ulimit -l") && contains(m, "'big'") &&
+			contains(m, bdf),
+		    "unclear memlock message: \"%s\"", m);
+	sacc_dma_ctx_stats(sacc_dev_dma(dev), &ds);
+	CHILD_CHECK(ds.pinned_bytes == 12 * KiB, "pinned %" PRIu64,
+		    ds.pinned_bytes);
+	CHILD_CHECK((uint64_t)vmlck_kb() * 1024 == ds.pinned_bytes,
+		    "VmLck %ld kB, libsacc says %" PRIu64, vmlck_kb(),
+		    ds.pinned_bytes);
+
+	/* The kernel enforces the same limit (libsacc's check is not
+	 * stricter than reality): a raw 1 MiB map at a free high IOVA. */
+	nr = sacc_dev_iova_ranges(dev, ranges, 16, NULL);
+	CHILD_CHECK(nr >= 1 && nr <= 16, "%d IOVA ranges", nr);
+	hi = ((ranges[nr - 1].end + 1) & ~(uint64_t)(MiB - 1)) - 4 * MiB;
+	mem = mmap(NULL, MiB, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHILD_CHECK(mem != MAP_FAILED, "mmap");
+	memset(mem, 1, MiB);
+	ret = sacc_vfio_map_dma(sacc_dev_container_fd(dev),
+				(uint64_t)(uintptr_t)mem, hi, MiB,
+				VFIO_DMA_MAP_FLAG_READ, &err);
+	if (ret == 0)
+		sacc_vfio_unmap_dma(sacc_dev_container_fd(dev), hi, MiB, NULL);
+	CHILD_CHECK(ret == -ENOMEM, "kernel accepted pinning 1 MiB over a 64 "
+				    "KiB RLIMIT_MEMLOCK: %d",
+		    ret);
+	munmap(mem, MiB);
+
+	/* What fits still works. */
+	src = NULL;
+	dst = NULL;
+	ret = sacc_buf_alloc(dev, 16 * KiB, SACC_DMA_TO_DEVICE, "s", &src);
+	CHILD_CHECK(ret == 0, "16 KiB src: %s", sacc_errmsg(dev));
+	ret = sacc_buf_alloc(dev, 16 * KiB, SACC_DMA_FROM_DEVICE, "d", &dst);
+	CHILD_CHECK(ret == 0, "16 KiB dst: %s", sacc_errmsg(dev));
+	fill_random(va(src), 16 * KiB);
+	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = 16 * KiB,
+			      .src = src, .dst = dst};
+	CHILD_CHECK(sacc_submit(dev, &op, 1) == 1, "%s", sacc_errmsg(dev));
+	ret = guest_reap(dev, &r, 1, REAP_TIMEOUT_MS);
+	CHILD_CHECK(ret == 1 && r.status == SACC_STS_OK, "reap %d: %s", ret,
+		    sacc_errmsg(dev));
+	CHILD_CHECK(!memcmp(va(src), va(dst), 16 * KiB), "data mismatch");
+	sacc_close(dev);
+	CHILD_CHECK(vmlck_kb() == 0, "VmLck %ld kB after close", vmlck_kb());
+
+	/* Too low even for the rings: sacc_open fails cleanly. */
+	rl.rlim_cur = rl.rlim_max = 4 * KiB;
+	CHILD_CHECK(setrlimit(RLIMIT_MEMLOCK, &rl) == 0, "setrlimit 4K");
+	dev = (struct sacc_dev *)1;
+	ret = sacc_open(bdf, NULL, &dev);
+	m = sacc_errmsg(NULL);
+	CHILD_CHECK(ret == -ENOMEM, "sacc_open under 4 KiB memlock: %d (%s)",
+		    ret, m);
+	CHILD_CHECK(dev == NULL, "device returned on failure");
+	CHILD_CHECK(contains(m, "RLIMIT_MEMLOCK") && contains(m, "4 KiB") &&
+			contains(m, "ulimit -l") && contains(m, bdf),
+		    "unclear memlock message: \"%s\"", m);
+	CHILD_CHECK(guest_count_fds() == fds0, "%d fds, %d before",
+		    guest_count_fds(), fds0);
+	CHILD_CHECK(vmlck_kb() == 0, "VmLck %ld kB", vmlck_kb());
+	snprintf(msg, len, "ok");
+	return 0;
+}
+
+START_TEST(memlock_too_low)
+{
+	BEGIN();
+	bdf_at(0);
+	run_in_child(memlock_child);
+	/* The parent kept CAP_IPC_LOCK and its limit. */
+	ck_assert_int_eq(vmlck_kb(), 0);
+}
+END_TEST
+
+/* ---- VFIO dma_entry_limit (own TCase: the teardown restores it) ---- */
+
+#define DMA_ENTRY_LIMIT \
+	"/sys/module/vfio_iommu_type1/parameters/dma_entry_limit"
+
+static char dma_limit_saved[32];
+
+static int write_str(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, v, strlen(v));
+	close(fd);
+	return n == (ssize_t)strlen(v) ? 0 : -EIO;
+}
+
+static void save_dma_limit(void)
+{
+	FILE *f = fopen(DMA_ENTRY_LIMIT, "re");
+
+	dma_limit_saved[0] = '\0';
+	if (f) {
+		if (!fgets(dma_limit_saved, sizeof(dma_limit_saved), f))
+			dma_limit_saved[0] = '\0';
+		fclose(f);
+	}
+}
+
+static void restore_dma_limit(void)
+{
+	if (dma_limit_saved[0] && write_str(DMA_ENTRY_LIMIT, dma_limit_saved))
+		fprintf(stderr, "could not restore %s to %s\n", DMA_ENTRY_LIMIT,
+			dma_limit_saved);
+}
+
+START_TEST(dma_entry_limit)
+{
+	struct sacc_buf *b[8] = {0}, *extra = NULL;
+	struct sacc_dev *dev;
+	int n = 0, ret;
+
+	BEGIN();
+	ck_assert_msg(dma_limit_saved[0], "cannot read %s", DMA_ENTRY_LIMIT);
+	/* 8 mappings per container: the rings take 2, 6 buffers fit. */
+	ck_assert_int_eq(write_str(DMA_ENTRY_LIMIT, "8"), 0);
+	dev = open_dev(0, NULL);
+	for (n = 0; n < 8; n++) {
+		ret = sacc_buf_alloc(dev, 4096, SACC_DMA_BIDIRECTIONAL, "lim",
+				     &b[n]);
+		if (ret)
+			break;
+	}
+	ck_assert_msg(n == 6, "%d buffers fit under dma_entry_limit 8 (rings "
+			      "take 2): %s",
+		      n, sacc_errmsg(dev));
+	ck_assert_int_eq(ret, -ENOSPC);
+	assert_msg_has(sacc_errmsg(dev), "dma_entry_limit");
+	assert_msg_has(sacc_errmsg(dev), DMA_ENTRY_LIMIT);
+	assert_msg_has(sacc_errmsg(dev), "'lim'");
+	/* Freeing one makes room for one. */
+	ck_assert_int_eq(sacc_buf_free(b[0]), 0);
+	ck_assert_int_eq(sacc_buf_alloc(dev, 4096, SACC_DMA_BIDIRECTIONAL,
+					"again", &extra),
+			 0);
+	one_verified_op(dev, SACC_OP_MEMCPY, extra, b[1], 4096);
+	sacc_close(dev);
+	restore_dma_limit();
+}
+END_TEST
+
+/* ---- non-viable group: a fake sysfs tree ---- */
+
+static char fake_root[64];
+
+static void fake_dev(int group, const char *bdf, const char *driver)
+{
+	char path[512], target[256];
+
+	snprintf(path, sizeof(path), "%s/kernel/iommu_groups/%d/devices/%s",
+		 fake_root, group, bdf);
+	for (char *p = path + strlen(fake_root) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(path, 0755);
+			*p = '/';
+		}
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	if (!driver)
+		return;
+	snprintf(target, sizeof(target),
+		 "../../../../../../bus/pci/drivers/%s", driver);
+	strncat(path, "/driver", sizeof(path) - strlen(path) - 1);
+	ck_assert_int_eq(symlink(target, path), 0);
+}
+
+START_TEST(non_viable_group)
+{
+	char why[512];
+	int g, ret;
+
+	BEGIN();
+	snprintf(fake_root, sizeof(fake_root), "/tmp/sacc-fake-sysfs.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(fake_root));
+	fake_dev(7, "0000:00:03.0", "vfio-pci");
+	fake_dev(7, "0000:00:03.1", "ahci");
+	fake_dev(8, "0000:00:04.0", "vfio-pci");
+	fake_dev(8, "0000:00:04.1", NULL);
+	fake_dev(8, "0000:00:04.2", "pci-stub");
+	fake_dev(8, "0000:00:04.3", "vfio-pci");
+	fake_dev(9, "0000:00:05.0", "vfio-pci");
+	fake_dev(9, "0000:00:05.1", "ahci");
+	fake_dev(9, "0000:00:05.2", "e1000e");
+	ck_assert_int_eq(setenv("SACC_SYSFS_ROOT", fake_root, 1), 0);
+
+	ret = sacc_group_viable(7, "0000:00:03.0", why, sizeof(why));
+	ck_assert_int_eq(ret, 0);
+	ck_assert_str_eq(why, "0000:00:03.1 is bound to ahci; bind it to "
+			      "vfio-pci or unbind it");
+	/* sacc_open() prefixes this with "group 7 is not viable: " when
+	 * VFIO_GROUP_GET_STATUS lacks VIABLE; every IOMMU group in the
+	 * guest is viable to the kernel, so that path cannot run here. */
+	ck_assert_int_eq(sacc_group_viable(7, NULL, why, sizeof(why)), 0);
+	/* The offender itself is ignored when it is @self. */
+	ck_assert_int_eq(sacc_group_viable(7, "0000:00:03.1", why, sizeof(why)),
+			 1);
+	/* vfio-pci, pci-stub and no driver are all fine. */
+	ck_assert_int_eq(sacc_group_viable(8, "0000:00:04.0", why, sizeof(why)),
+			 1);
+	ck_assert_str_eq(why, "");
+	/* Two offenders: both named, plural advice. */
+	ck_assert_int_eq(sacc_group_viable(9, "0000:00:05.0", why, sizeof(why)),
+			 0);
+	ck_assert_msg(
+	    !strcmp(why, "0000:00:05.1 is bound to ahci, 0000:00:05.2 is "
+			 "bound to e1000e; bind them to vfio-pci or unbind "
+			 "them") ||
+		!strcmp(why, "0000:00:05.2 is bound to e1000e, 0000:00:05.1 "
+			     "is bound to ahci; bind them to vfio-pci or "
+			     "unbind them"),
+	    "why: \"%s\"", why);
+	/* A short buffer is never overrun. */
+	memset(why, 'x', sizeof(why));
+	ck_assert_int_eq(sacc_group_viable(9, NULL, why, 16), 0);
+	ck_assert_uint_lt(strlen(why), 16);
+	/* A group that does not exist: an error, not "viable". */
+	ret = sacc_group_viable(42, NULL, why, sizeof(why));
+	ck_assert_int_eq(ret, -ENOENT);
+	assert_msg_has(sacc_errmsg(NULL), "iommu_groups/42");
+
+	/* The real guest: every SACC group is viable. */
+	ck_assert_int_eq(unsetenv("SACC_SYSFS_ROOT"), 0);
+	for (unsigned int i = 0; i < guest_nr_devices(); i++) {
+		g = sacc_pci_iommu_group(bdf_at(i));
+		ck_assert_int_ge(g, 0);
+		ck_assert_int_eq(sacc_group_viable(g, bdf_at(i), why,
+						   sizeof(why)),
+				 1);
+	}
+}
+END_TEST
+
+/* ---- unbound device (own TCase: the teardown rebinds it) ---- */
+
+static char unbound_bdf[SACC_BDF_MAX];
+
+static void rebind_unbound(void)
+{
+	/* Runs in the runner process, whatever happened in the test. */
+	const char *bdf = guest_bdf(guest_nr_devices() - 1);
+
+	if (bdf && sacc_pci_bind_vfio(bdf))
+		fprintf(stderr, "could not rebind %s: %s\n", bdf,
+			sacc_errmsg(NULL));
+}
+
+START_TEST(unbound_device)
+{
+	struct sacc_dev *dev = (struct sacc_dev *)1;
+	struct sacc_buf *src, *dst;
+	char drv[64], want[96], vfio_path[32];
+	struct stat sb;
+	int g, ret;
+
+	BEGIN();
+	snprintf(unbound_bdf, sizeof(unbound_bdf), "%s",
+		 bdf_at(guest_nr_devices() - 1));
+	g = sacc_pci_iommu_group(unbound_bdf);
+	ck_assert_int_ge(g, 0);
+	snprintf(vfio_path, sizeof(vfio_path), "/dev/vfio/%d", g);
+	ck_assert_int_eq(stat(vfio_path, &sb), 0);
+
+	ret = sacc_pci_unbind(unbound_bdf);
+	ck_assert_msg(ret == 0, "sacc_pci_unbind: %d: %s", ret,
+		      sacc_errmsg(NULL));
+	ck_assert_int_eq(sacc_pci_driver(unbound_bdf, drv, sizeof(drv)), 0);
+	ck_assert_str_eq(drv, "");
+	ck_assert_int_ne(stat(vfio_path, &sb), 0);
+
+	ret = sacc_open(unbound_bdf, NULL, &dev);
+	ck_assert_int_eq(ret, -ENODEV);
+	ck_assert_ptr_null(dev);
+	assert_msg_has(sacc_errmsg(NULL), "is not bound to any driver");
+	snprintf(want, sizeof(want), "saccctl bind %s", unbound_bdf);
+	assert_msg_has(sacc_errmsg(NULL), want);
+
+	/* Binding refuses a device that is not a SACC. */
+	ck_assert_int_eq(sacc_pci_bind_vfio("0000:00:00.0"), -EINVAL);
+	assert_msg_has(sacc_errmsg(NULL), "not a SACC device");
+
+	/* Rebind; the device is usable again. */
+	ret = sacc_pci_bind_vfio(unbound_bdf);
+	ck_assert_msg(ret == 0, "sacc_pci_bind_vfio: %d: %s", ret,
+		      sacc_errmsg(NULL));
+	ck_assert_int_eq(sacc_pci_driver(unbound_bdf, drv, sizeof(drv)), 1);
+	ck_assert_str_eq(drv, "vfio-pci");
+	ck_assert_int_eq(sacc_pci_bind_vfio(unbound_bdf), 0); /* idempotent */
+	ret = sacc_open(unbound_bdf, NULL, &dev);
+	ck_assert_msg(ret == 0, "sacc_open after rebind: %d: %s", ret,
+		      sacc_errmsg(NULL));
+	src = alloc_buf(dev, 64 * KiB, SACC_DMA_TO_DEVICE, "ub src");
+	dst = alloc_buf(dev, 64 * KiB, SACC_DMA_FROM_DEVICE, "ub dst");
+	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 64 * KiB);
+	sacc_close(dev);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+
+static TCase *tcase(Suite *s, const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_set_timeout(tc, GUEST_TEST_TIMEOUT);
+	tcase_add_checked_fixture(tc, tc_setup, tc_teardown);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
+static Suite *driver_suite(void)
+{
+	Suite *s = suite_create("libsacc (guest)");
+	TCase *tc;
+
+	tc = tcase(s, "lifecycle");
+	tcase_add_test(tc, open_close_100);
+
+	tc = tcase(s, "data path");
+	tcase_add_test(tc, random_ops_10000);
+	tcase_add_test(tc, ring_laps);
+	tcase_add_test(tc, cq_full);
+	tcase_add_test(tc, batch_64_one_doorbell);
+	tcase_add_test(tc, interrupt_mode);
+	tcase_add_test(tc, doorbell_modes);
+	tcase_add_test(tc, doorbell_syscall_failure);
+	tcase_add_test(tc, two_devices);
+
+	tc = tcase(s, "protection");
+	tcase_add_test(tc, least_privilege);
+	tcase_add_test(tc, per_op_errors);
+	tcase_add_test(tc, untrusted_completions);
+
+	tc = tcase(s, "reset");
+	tcase_add_test(tc, reset_after_fatal_ring_fault);
+	tcase_add_test(tc, reset_inflight);
+	tcase_add_test(tc, reset_after_enable_error);
+
+	tc = tcase(s, "errors");
+	tcase_add_test(tc, bad_bdf);
+	tcase_add_test(tc, memlock_too_low);
+	tcase_add_test(tc, non_viable_group);
+
+	tc = tcase(s, "limits");
+	tcase_add_unchecked_fixture(tc, save_dma_limit, restore_dma_limit);
+	tcase_add_test(tc, dma_entry_limit);
+
+	tc = tcase(s, "unbound");
+	tcase_add_unchecked_fixture(tc, NULL, rebind_unbound);
+	tcase_add_test(tc, unbound_device);
+	return s;
+}
+
+int main(void)
+{
+	const char *env = getenv("SACC_TEST_SEED");
+	uint64_t t0 = now_ns();
+	SRunner *sr;
+	int failed;
+
+	if (env && *env)
+		seed = strtoull(env, NULL, 0);
+	setvbuf(stderr, NULL, _IONBF, 0);
+	/* Scan once, before any test unbinds anything. */
+	if (guest_nr_devices() == 0) {
+		fprintf(stderr, "sacc-guest-driver: no SACC device bound to "
+				"vfio-pci (run it through ci/vm)\n");
+		return 1;
+	}
+	fprintf(stderr, "sacc-guest-driver: %u device(s), first %s, seed 0x%" PRIx64
+			"\n",
+		guest_nr_devices(), guest_bdf(0), seed);
+	sr = srunner_create(driver_suite()); /* CK_FORK: one process a test */
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	fprintf(stderr, "sacc-guest-driver: %.1f s\n",
+		(double)(now_ns() - t0) / 1e9);
+	return failed ? 1 : 0;
+}
