@@ -339,16 +339,28 @@ int sacc_pci_bars(const char *bdf_in, struct sacc_pci_bar bars[6])
 
 static bool driver_ok_for_vfio(const char *drv)
 {
-	/* What the kernel's group viability check accepts. */
-	return !*drv || !strncmp(drv, "vfio", 4) || !strcmp(drv, "pci-stub");
+	/*
+	 * What the kernel's group viability check accepts: no driver, or a
+	 * driver that does not use the DMA API on the device
+	 * (driver_managed_dma: vfio-pci and its variants, pci-stub, and
+	 * pcieport, so an endpoint sharing a group with its bridge is fine).
+	 */
+	return !*drv || !strncmp(drv, "vfio", 4) || !strcmp(drv, "pci-stub") ||
+	       !strcmp(drv, "pcieport");
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 int sacc_group_viable(int group, const char *self, char *why, size_t len)
 {
 	char path[PATH_MAX], drv[64], dpath[PATH_MAX + 300];
+	char *names[256];
 	struct dirent *de;
 	size_t off = 0;
-	int bad = 0;
+	int bad = 0, n = 0;
 	DIR *d;
 
 	if (why && len)
@@ -359,24 +371,30 @@ int sacc_group_viable(int group, const char *self, char *why, size_t len)
 	if (!d)
 		return sacc_seterr(NULL, errno, "cannot list %s: %s", path,
 				   strerror(errno));
-	while ((de = readdir(d))) {
+	while ((de = readdir(d)) && n < 256) {
 		if (de->d_name[0] == '.')
 			continue;
 		if (self && !strcmp(de->d_name, self))
 			continue;
-		snprintf(dpath, sizeof(dpath), "%s/%s/driver", path,
-			 de->d_name);
-		if (link_basename(dpath, drv, sizeof(drv)) < 0)
-			continue;
-		if (driver_ok_for_vfio(drv))
-			continue;
-		if (why && off < len)
-			off += (size_t)snprintf(
-			    why + off, len - off, "%s%s is bound to %s",
-			    bad ? ", " : "", de->d_name, drv);
-		bad++;
+		names[n] = strdup(de->d_name);
+		if (names[n])
+			n++;
 	}
 	closedir(d);
+	/* Sorted, so the message is the same on every run. */
+	qsort(names, n, sizeof(names[0]), cmp_names);
+	for (int i = 0; i < n; i++) {
+		snprintf(dpath, sizeof(dpath), "%s/%s/driver", path, names[i]);
+		if (link_basename(dpath, drv, sizeof(drv)) >= 0 &&
+		    !driver_ok_for_vfio(drv)) {
+			if (why && off < len)
+				off += (size_t)snprintf(
+				    why + off, len - off, "%s%s is bound to %s",
+				    bad ? ", " : "", names[i], drv);
+			bad++;
+		}
+		free(names[i]);
+	}
 	if (bad && why && off < len)
 		snprintf(why + off, len - off,
 			 "; bind %s to vfio-pci or unbind %s",

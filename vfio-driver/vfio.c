@@ -137,7 +137,8 @@ static int open_group(struct sacc_dev *dev)
 			return sacc_seterr(
 			    dev, e,
 			    "%s (IOMMU group %d of %s) is busy: "
-			    "another process has the device open",
+			    "the device is already open (in this or "
+			    "another process)",
 			    path, dev->group, dev->bdf);
 		if (e == ENOENT)
 			return sacc_seterr(
