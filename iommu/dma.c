@@ -234,7 +234,37 @@ struct sacc_dma_ctx {
 	uint64_t page;
 	uint64_t pinned;
 	uint32_t nr_maps;
+	struct sacc_dma_observer obs; /* callbacks NULL: none */
 };
+
+void sacc_dma_ctx_set_observer(struct sacc_dma_ctx *ctx,
+			       const struct sacc_dma_observer *obs)
+{
+	if (!ctx)
+		return;
+	pthread_mutex_lock(&ctx->lock);
+	if (obs)
+		ctx->obs = *obs;
+	else
+		memset(&ctx->obs, 0, sizeof(ctx->obs));
+	pthread_mutex_unlock(&ctx->lock);
+}
+
+/* Both with ctx->lock held. */
+static void observe_map(struct sacc_dma_ctx *ctx, uint64_t iova)
+{
+	struct sacc_map_entry e;
+
+	if (ctx->obs.mapped && !sacc_dma_registry_find(ctx->reg, iova, &e))
+		ctx->obs.mapped(ctx->obs.opaque, &e);
+}
+
+static void observe_unmap(struct sacc_dma_ctx *ctx,
+			  const struct sacc_map_entry *e)
+{
+	if (ctx->obs.unmapped)
+		ctx->obs.unmapped(ctx->obs.opaque, e);
+}
 
 int sacc_dma_ctx_create(struct sacc_dma_ctx **out, int container_fd,
 			const struct sacc_iommu_info *info,
@@ -394,6 +424,7 @@ int sacc_dma_map(struct sacc_dma_ctx *ctx, void *vaddr, uint64_t len,
 	ctx->nr_maps++;
 	atomic_fetch_add(&process_pinned, map_len);
 	*iova = at;
+	observe_map(ctx, at);
 out:
 	pthread_mutex_unlock(&ctx->lock);
 	return ret;
@@ -421,12 +452,13 @@ int sacc_dma_unmap(struct sacc_dma_ctx *ctx, uint64_t iova,
 	 * Unmapped (or the kernel unmapped a different size: -EIO).  On
 	 * -EIO the IOVA is retired, never handed out again.
 	 */
-	sacc_dma_registry_remove(ctx->reg, e.iova, NULL, NULL);
+	sacc_dma_registry_remove(ctx->reg, e.iova, &e, NULL);
 	if (!ret)
 		sacc_iova_free(ctx->alloc, e.iova, NULL);
 	ctx->pinned -= e.len;
 	ctx->nr_maps--;
 	atomic_fetch_sub(&process_pinned, e.len);
+	observe_unmap(ctx, &e);
 out:
 	pthread_mutex_unlock(&ctx->lock);
 	return ret;
@@ -443,8 +475,13 @@ void sacc_dma_ctx_close(struct sacc_dma_ctx *ctx)
 		/* on failure drop the record anyway: closing the container
 		 * releases the kernel's mappings */
 		if (sacc_dma_unmap(ctx, e.iova, NULL) &&
-		    sacc_dma_registry_find(ctx->reg, e.iova, NULL) == 0)
-			sacc_dma_registry_remove(ctx->reg, e.iova, NULL, NULL);
+		    sacc_dma_registry_find(ctx->reg, e.iova, NULL) == 0) {
+			pthread_mutex_lock(&ctx->lock);
+			if (!sacc_dma_registry_remove(ctx->reg, e.iova, &e,
+						      NULL))
+				observe_unmap(ctx, &e);
+			pthread_mutex_unlock(&ctx->lock);
+		}
 	}
 	/* whatever failed to unmap is released with the container */
 	atomic_fetch_sub(&process_pinned, ctx->pinned);

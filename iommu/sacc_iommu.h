@@ -423,6 +423,27 @@ int sacc_dma_buf_alloc(struct sacc_dma_ctx *ctx, uint64_t len,
 int sacc_dma_buf_free(struct sacc_dma_ctx *ctx, struct sacc_dma_buf *buf,
 		      struct sacc_err *err);
 
+/*
+ * Observer of the context's mappings (libsacc writes its fault journal
+ * from it).  @mapped is called after every successful sacc_dma_map()
+ * (also through sacc_dma_buf_alloc()), @unmapped after every mapping
+ * leaves the registry (sacc_dma_unmap(), sacc_dma_buf_free(),
+ * sacc_dma_ctx_close()), each with the registry entry (@unmapped: with
+ * unmap_ns set).  Both run with the context's lock held, in exactly the
+ * order the mappings changed, so a log written from them replays
+ * faithfully even though freed IOVA is reused first-fit.  They must not
+ * call sacc_dma_map()/sacc_dma_unmap() on the same context.  Either
+ * callback may be NULL; @obs is copied; NULL @obs removes the observer.
+ */
+struct sacc_dma_observer {
+	void (*mapped)(void *opaque, const struct sacc_map_entry *e);
+	void (*unmapped)(void *opaque, const struct sacc_map_entry *e);
+	void *opaque;
+};
+
+void sacc_dma_ctx_set_observer(struct sacc_dma_ctx *ctx,
+			       const struct sacc_dma_observer *obs);
+
 /* sacc_dma_registry_lookup() on the context's registry. */
 int sacc_dma_lookup(struct sacc_dma_ctx *ctx, uint64_t iova, uint64_t at_ns,
 		    struct sacc_iova_lookup *out);

@@ -1529,6 +1529,95 @@ START_TEST(test_ctx_unmap_size_mismatch)
 }
 END_TEST
 
+/* What the observer saw, in order. */
+struct obs_log {
+	int n;
+	struct {
+		char ev; /* 'm' or 'u' */
+		struct sacc_map_entry e;
+	} ev[16];
+};
+
+static void obs_mapped(void *o, const struct sacc_map_entry *e)
+{
+	struct obs_log *l = o;
+
+	ck_assert_int_lt(l->n, 16);
+	l->ev[l->n].ev = 'm';
+	l->ev[l->n++].e = *e;
+}
+
+static void obs_unmapped(void *o, const struct sacc_map_entry *e)
+{
+	struct obs_log *l = o;
+
+	ck_assert_int_lt(l->n, 16);
+	l->ev[l->n].ev = 'u';
+	l->ev[l->n++].e = *e;
+}
+
+START_TEST(test_ctx_observer)
+{
+	struct fake_vfio f = {0};
+	struct sacc_dma_ctx *ctx = mkctx(&f, UINT64_MAX, 0);
+	struct obs_log log = {0};
+	struct sacc_dma_observer obs = {obs_mapped, obs_unmapped, &log};
+	struct sacc_dma_buf a, b, c;
+	struct sacc_err err = {0};
+	uint64_t a_iova;
+
+	sacc_dma_ctx_set_observer(ctx, &obs);
+	ck_assert_int_eq(
+	    sacc_dma_buf_alloc(ctx, 100, SACC_DMA_TO_DEVICE, "a", &a, &err), 0);
+	ck_assert_int_eq(sacc_dma_buf_alloc(ctx, 2 * PG, SACC_DMA_FROM_DEVICE,
+					    "b", &b, &err),
+			 0);
+	a_iova = a.iova;
+	ck_assert_int_eq(log.n, 2);
+	ck_assert_int_eq(log.ev[0].ev, 'm');
+	ck_assert_str_eq(log.ev[0].e.name, "a");
+	ck_assert_uint_eq(log.ev[0].e.iova, a.iova);
+	ck_assert_uint_eq(log.ev[0].e.len, PG);
+	ck_assert_uint_eq(log.ev[0].e.perm, VFIO_DMA_MAP_FLAG_READ);
+	ck_assert_uint_eq(log.ev[0].e.unmap_ns, 0);
+	ck_assert_uint_eq(log.ev[1].e.perm, VFIO_DMA_MAP_FLAG_WRITE);
+	ck_assert_uint_eq(log.ev[1].e.len, 2 * PG);
+
+	/* a failed map is not reported */
+	f.fail_map = -EFAULT;
+	ck_assert_int_eq(
+	    sacc_dma_buf_alloc(ctx, PG, SACC_DMA_TO_DEVICE, "x", &c, &err),
+	    -EFAULT);
+	ck_assert_int_eq(log.n, 2);
+
+	/* unmap, then first-fit reuse of the same IOVA: order preserved */
+	ck_assert_int_eq(sacc_dma_buf_free(ctx, &a, &err), 0);
+	ck_assert_int_eq(log.n, 3);
+	ck_assert_int_eq(log.ev[2].ev, 'u');
+	ck_assert_str_eq(log.ev[2].e.name, "a");
+	ck_assert_uint_eq(log.ev[2].e.iova, a_iova);
+	ck_assert_uint_ne(log.ev[2].e.unmap_ns, 0);
+	ck_assert_int_eq(
+	    sacc_dma_buf_alloc(ctx, PG, SACC_DMA_TO_DEVICE, "c", &c, &err), 0);
+	ck_assert_uint_eq(c.iova, a_iova);
+	ck_assert_int_eq(log.ev[3].ev, 'm');
+	ck_assert_str_eq(log.ev[3].e.name, "c");
+
+	/* removing the observer stops the calls */
+	sacc_dma_ctx_set_observer(ctx, NULL);
+	ck_assert_int_eq(sacc_dma_buf_free(ctx, &c, &err), 0);
+	ck_assert_int_eq(log.n, 4);
+
+	/* close reports what it unmaps */
+	sacc_dma_ctx_set_observer(ctx, &obs);
+	sacc_dma_ctx_close(ctx);
+	ck_assert_int_eq(log.n, 5);
+	ck_assert_int_eq(log.ev[4].ev, 'u');
+	ck_assert_str_eq(log.ev[4].e.name, "b");
+	munmap(b.va, b.map_len);
+}
+END_TEST
+
 START_TEST(test_ctx_open_bad_fd)
 {
 	struct sacc_dma_ctx *ctx = (void *)1;
@@ -1582,6 +1671,7 @@ static Suite *iommu_suite(void)
 	tcase_add_test(ctx, test_ctx_memlock_limit);
 	tcase_add_test(ctx, test_ctx_dma_entry_limit);
 	tcase_add_test(ctx, test_ctx_unmap_size_mismatch);
+	tcase_add_test(ctx, test_ctx_observer);
 	tcase_add_test(ctx, test_ctx_open_bad_fd);
 	suite_add_tcase(s, parse);
 	suite_add_tcase(s, alloc);
