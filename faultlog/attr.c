@@ -107,7 +107,7 @@ static void attribute_one(struct sacc_dma_registry *reg, struct sacc_fault *r,
 	const char *extra = "";
 
 	if (!r->has_iova) {
-		if (r->kernel_intr)
+		if (r->has_intr_index)
 			snprintf(r->attr_text, sizeof(r->attr_text),
 				 "interrupt remapping fault (index 0x%" PRIx64
 				 "): no DMA address to attribute",
@@ -223,10 +223,73 @@ out:
 	return 0;
 }
 
+/* ---- device faults without a DMAR line: why ---- */
+
+static const struct {
+	const char *name, *text;
+} unlogged[] = {
+	[SACC_UNLOGGED_NOT_IOMMU] = {
+		"not_iommu",
+		"the mapping permits this access: the IOMMU translated it and "
+		"its target refused it (e.g. the device's own BAR, refused by "
+		"QEMU's re-entrancy guard), so no IOMMU fault exists" },
+	[SACC_UNLOGGED_NO_DMA] = {
+		"no_dma",
+		"the range wraps past 2^64: the device refused it before any "
+		"DMA, so the IOMMU never saw it" },
+	[SACC_UNLOGGED_DROPPED] = {
+		"dropped",
+		"an IOMMU fault the kernel did not print: its DMAR ratelimit, "
+		"or the vIOMMU's single fault recording register was busy" },
+	[SACC_UNLOGGED_VIOMMU_DROPPED] = {
+		"viommu_dropped",
+		"the vIOMMU saw it but dropped it: its one fault recording "
+		"register was pending" },
+	[SACC_UNLOGGED_RATELIMITED] = {
+		"ratelimited",
+		"the vIOMMU recorded it and the kernel handled it without "
+		"printing it (DMAR ratelimit)" },
+};
+
+const char *sacc_fault_unlogged_name(enum sacc_fault_unlogged u)
+{
+	if (u > SACC_UNLOGGED_NONE &&
+	    (size_t)u < sizeof(unlogged) / sizeof(unlogged[0]))
+		return unlogged[u].name;
+	return NULL;
+}
+
+const char *sacc_fault_unlogged_text(enum sacc_fault_unlogged u)
+{
+	if (u > SACC_UNLOGGED_NONE &&
+	    (size_t)u < sizeof(unlogged) / sizeof(unlogged[0]))
+		return unlogged[u].text;
+	return NULL;
+}
+
+static enum sacc_fault_unlogged classify(const struct sacc_fault *r)
+{
+	uint32_t need = r->write ? 2u : 1u;
+
+	if (!(r->sources & SACC_FSRC_DEVICE) || r->has_kernel)
+		return SACC_UNLOGGED_NONE;
+	if (r->has_length && r->length &&
+	    r->length - 1 > UINT64_MAX - r->iova)
+		return SACC_UNLOGGED_NO_DMA;
+	if (r->attr == SACC_ATTR_MAPPED && (r->buffer_perm & need))
+		return SACC_UNLOGGED_NOT_IOMMU;
+	if (r->has_viommu_recorded)
+		return r->viommu_recorded ? SACC_UNLOGGED_RATELIMITED
+					  : SACC_UNLOGGED_VIOMMU_DROPPED;
+	return SACC_UNLOGGED_DROPPED;
+}
+
 int fl_attribute(struct sacc_faultlog *fl)
 {
 	for (size_t i = 0; i < fl->ndev; i++)
 		if (attribute_dev(fl, &fl->devs[i]))
 			return -ENOMEM;
+	for (size_t i = 0; i < fl->nrec; i++)
+		fl->rec[i].unlogged = classify(&fl->rec[i]);
 	return 0;
 }

@@ -229,6 +229,8 @@ int sacc_faultlog_add_journal_line(struct sacc_faultlog *fl, const char *line)
 		f->fatal = e->fatal;
 		f->has_fault_count = e->has_fault_count;
 		f->fault_count = e->fault_count;
+		f->has_length = e->has_length;
+		f->length = e->length;
 		f->req_id = e->req_id;
 		f->opcode = e->opcode;
 		f->status = e->status;
@@ -292,10 +294,25 @@ int sacc_faultlog_add_trace_line(struct sacc_faultlog *fl, const char *line)
 		}
 		return 1;
 	}
+	if (fl->nq) {
+		struct fl_qline *p = &fl->q[fl->nq - 1];
+
+		/* the next chunk of the same access: the same fault */
+		if (p->e.sid == e.sid && p->e.write == e.write &&
+		    (p->e.addr & PAGE_MASK) == (e.addr & PAGE_MASK) &&
+		    e.addr > p->last_addr && e.addr - p->last_addr <= 8) {
+			p->last_addr = e.addr;
+			p->lines++;
+			fl->trace_chunks++;
+			return 1;
+		}
+	}
 	if (fl_grow((void **)&fl->q, &fl->capq, fl->nq + 1, sizeof(*fl->q)))
 		return -ENOMEM;
 	memset(&fl->q[fl->nq], 0, sizeof(fl->q[0]));
 	fl->q[fl->nq].e = e;
+	fl->q[fl->nq].last_addr = e.addr;
+	fl->q[fl->nq].lines = 1;
 	fl->q[fl->nq].seq = fl->seq;
 	fl->nq++;
 	return 1;

@@ -108,8 +108,8 @@ struct fl_jfault {
 	uint32_t domain;
 	uint16_t sid;
 	uint8_t access;
-	bool write, fatal, has_fault_count;
-	uint32_t req_id, opcode, status, fault_count;
+	bool write, fatal, has_fault_count, has_length;
+	uint32_t req_id, opcode, status, fault_count, length;
 	uint64_t addr;
 	size_t seq;
 	long kmatch, qmatch;
@@ -127,9 +127,14 @@ struct fl_jmap {
 	size_t seq;
 };
 
-/* A vtd_dmar_fault trace line. */
+/* A vtd_dmar_fault trace line, or a run of them that is one access:
+ * QEMU's memory core retries a failed translation for every chunk (at
+ * most 8 bytes) of a DMA, each a new vtd_dmar_fault a few bytes further
+ * on in the same page. */
 struct fl_qline {
-	struct sacc_trace_event e;
+	struct sacc_trace_event e; /* the first line: the exact address */
+	uint64_t last_addr;	   /* address of the run's last line */
+	uint32_t lines;		   /* trace lines in the run */
 	size_t seq;
 	bool recorded; /* a vtd_frr_new line followed for it */
 	long jmatch, kmatch;
@@ -171,6 +176,7 @@ struct sacc_faultlog {
 
 	uint64_t suppressed, suppressed_lines, drhd_lines, overflow_events;
 	uint64_t bad_kmsg, bad_journal, bad_trace, user_ignored, overruns;
+	uint64_t trace_chunks; /* vtd_dmar_fault lines folded into a run */
 
 	/* join output */
 	struct fl_dev *devs;
@@ -189,7 +195,8 @@ struct fl_dev *fl_dev_get(struct sacc_faultlog *fl, uint16_t sid);
  * is (and updated if the reason line comes later).  0 / -ENOMEM. */
 int fl_list_pending(struct sacc_faultlog *fl);
 
-/* Attribute every record against the journal (attr.c).  0 / -ENOMEM. */
+/* Attribute every record against the journal, then say why each device
+ * fault without a DMAR line has none (attr.c).  0 / -ENOMEM. */
 int fl_attribute(struct sacc_faultlog *fl);
 
 /* Fill fl->sum.text (report.c). */

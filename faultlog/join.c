@@ -157,28 +157,99 @@ static bool in_irq_window(uint64_t a)
 	return a >= SACC_IRQ_WINDOW_START && a <= SACC_IRQ_WINDOW_END;
 }
 
-/* INTR-REMAP lines carry an interrupt index, not the address: any
- * device write into the interrupt window of that source, nearest. */
+/* VT-d fault reasons 0x20-0x26 are interrupt remapping faults. */
+#define IR_REASON_FIRST	 0x20u
+#define IR_REASON_LAST	 0x26u
+#define IR_REASON_COMPAT 0x25u /* blocked a compatibility format request */
+
+static bool ir_reason(uint32_t r)
+{
+	return r >= IR_REASON_FIRST && r <= IR_REASON_LAST;
+}
+
+/*
+ * Could a write into the interrupt window at @a be the interrupt request
+ * a fault with this reason and index describes?  Address bit 4 selects
+ * the remappable format, whose IRTE index is bits 19:5 plus bit 2 as bit
+ * 15; with SHV (bit 3) the data adds a subhandle we do not know.  A
+ * compatibility format request has no index (reason 0x25).
+ */
+static bool ir_matches(uint64_t a, bool has_reason, uint32_t reason,
+		       uint64_t index)
+{
+	bool compat = has_reason && reason == IR_REASON_COMPAT;
+
+	if (!(a & 0x10))
+		return !has_reason || compat;
+	if (compat)
+		return false;
+	if (a & 0x8)
+		return true;
+	return (((a >> 5) & 0x7fff) | ((a >> 2) & 1) << 15) == index;
+}
+
+/* INTR-REMAP lines carry an interrupt index, not the address: the
+ * nearest device write into the interrupt window of that source that
+ * fits the index, else any. */
 static long nearest_intr(const struct sacc_faultlog *fl,
 			 const struct fl_kline *k)
 {
-	uint64_t best_dt = UINT64_MAX;
-	long best = -1;
+	for (int strict = 1; strict >= 0; strict--) {
+		uint64_t best_dt = UINT64_MAX;
+		long best = -1;
+
+		for (size_t j = 0; j < fl->njf; j++) {
+			const struct fl_jfault *f = &fl->jf[j];
+			uint64_t dt;
+
+			if (f->kmatch >= 0 || f->sid != k->e.sid ||
+			    !f->write || !in_irq_window(f->addr) ||
+			    (strict && !ir_matches(f->addr, k->e.has_reason,
+						   k->e.reason, k->e.addr)))
+				continue;
+			dt = k->e.has_time ? absdiff(f->t_ns, k->e.t_ns) : 0;
+			if ((!fl->window || dt <= fl->window) &&
+			    dt < best_dt) {
+				best_dt = dt;
+				best = (long)j;
+			}
+		}
+		if (best >= 0)
+			return best;
+	}
+	return -1;
+}
+
+/* An interrupt remapping fault in the trace: join it like the kernel's
+ * INTR-REMAP line, to the earliest fitting device write, else to such a
+ * kernel line. */
+static void match_qemu_intr(struct sacc_faultlog *fl, struct fl_qline *q)
+{
+	uint64_t index = q->e.addr >> 48;
 
 	for (size_t j = 0; j < fl->njf; j++) {
-		const struct fl_jfault *f = &fl->jf[j];
-		uint64_t dt;
+		struct fl_jfault *f = &fl->jf[j];
 
-		if (f->kmatch >= 0 || f->sid != k->e.sid || !f->write ||
-		    !in_irq_window(f->addr))
+		if (f->qmatch >= 0 || f->sid != q->e.sid || !f->write ||
+		    !in_irq_window(f->addr) ||
+		    !ir_matches(f->addr, true, q->e.reason, index))
 			continue;
-		dt = k->e.has_time ? absdiff(f->t_ns, k->e.t_ns) : 0;
-		if ((!fl->window || dt <= fl->window) && dt < best_dt) {
-			best_dt = dt;
-			best = (long)j;
-		}
+		q->jmatch = (long)j;
+		f->qmatch = q - fl->q;
+		return;
 	}
-	return best;
+	for (size_t k = 0; k < fl->nk; k++) {
+		struct fl_kline *kl = &fl->k[k];
+
+		if (kl->jmatch >= 0 || kl->qmatch >= 0 ||
+		    (kl->e.kind != SACC_KMSG_INTR_FAULT &&
+		     kl->e.kind != SACC_KMSG_INTR_FAULT_HEAD) ||
+		    kl->e.sid != q->e.sid || kl->e.addr != index)
+			continue;
+		kl->qmatch = q - fl->q;
+		q->kmatch = (long)k;
+		return;
+	}
 }
 
 static void match_kernel(struct sacc_faultlog *fl, const struct fkey *keys)
@@ -217,6 +288,10 @@ static int match_qemu(struct sacc_faultlog *fl, const struct fkey *keys)
 		uint64_t page = q->e.addr & PAGE_MASK;
 		size_t lo, hi;
 
+		if (ir_reason(q->e.reason)) {
+			match_qemu_intr(fl, q);
+			continue;
+		}
 		group(fl, keys, q->e.sid, q->e.write, page, &lo, &hi);
 		if (lo < hi && cursor[lo] < hi) {
 			size_t pos = keys[cursor[lo]++].pos;
@@ -289,6 +364,8 @@ static void add_device(struct sacc_fault *r, const struct fl_jfault *f)
 	r->fatal = f->fatal;
 	r->has_fault_count = f->has_fault_count;
 	r->fault_count = f->fault_count;
+	r->has_length = f->has_length;
+	r->length = f->length;
 }
 
 static void add_kernel(struct sacc_fault *r, const struct fl_kline *k)
@@ -312,8 +389,10 @@ static void add_kernel(struct sacc_fault *r, const struct fl_kline *k)
 	r->kernel_t_ns = e->t_ns;
 	r->has_pasid = e->has_pasid;
 	r->pasid = e->pasid;
-	if (intr)
+	if (intr) {
+		r->has_intr_index = true;
 		r->intr_index = e->addr;
+	}
 	if (r->sources & SACC_FSRC_DEVICE)
 		return;
 	if (e->has_time) {
@@ -337,8 +416,19 @@ static void add_qemu(struct sacc_faultlog *fl, struct sacc_fault *r,
 		r->has_viommu_recorded = true;
 		r->viommu_recorded = q->recorded;
 	}
+	if (ir_reason(q->e.reason)) {
+		/* the "address" of an interrupt fault is its index */
+		r->has_intr_index = true;
+		r->intr_index = q->e.addr >> 48;
+	}
 	if (r->sources & SACC_FSRC_DEVICE)
 		return;
+	if (ir_reason(q->e.reason)) {
+		r->has_iova = false;
+		r->has_write = true;
+		r->write = q->e.write;
+		return;
+	}
 	/* the trace has the exact address; the kernel only the page */
 	set_iova(r, q->e.addr, true);
 	r->has_write = true;
@@ -558,9 +648,15 @@ static int cmp_counts(const void *a, const void *b)
 		      ((const struct sacc_faultlog_counts *)b)->bdf);
 }
 
-static const char lost_reason[] =
+static const char lost_reason_exact[] =
 	"vIOMMU has one fault recording register; faults arriving while it "
 	"is pending are dropped (overflow)";
+static const char lost_reason_estimate[] =
+	"not printed by the guest kernel and not counted as suppressed: its "
+	"DMAR ratelimit (a suppressed count is printed only with a later "
+	"fault) or the vIOMMU's single fault recording register (overflow); "
+	"a QEMU trace (ci/vm --trace 'vtd_*', saccctl faults --trace) tells "
+	"them apart";
 
 static int summarise(struct sacc_faultlog *fl)
 {
@@ -592,10 +688,22 @@ static int summarise(struct sacc_faultlog *fl)
 	for (size_t i = 0; i < fl->nfrr; i++)
 		fl_dev_get(fl, fl->frr_sid[i])->c.viommu_recorded++;
 	for (size_t i = 0; i < fl->nrec; i++) {
-		struct fl_dev *d = fl_dev_get(fl, fl->rec[i].sid);
+		const struct sacc_fault *r = &fl->rec[i];
+		struct fl_dev *d = fl_dev_get(fl, r->sid);
 
 		d->c.records++;
-		d->c.unattributed += fl->rec[i].attr == SACC_ATTR_UNATTRIBUTED;
+		d->c.unattributed += r->attr == SACC_ATTR_UNATTRIBUTED;
+		switch (r->unlogged) {
+		case SACC_UNLOGGED_NOT_IOMMU:
+			s->unreported_not_iommu++;
+			break;
+		case SACC_UNLOGGED_NO_DMA:
+			s->unreported_no_dma++;
+			break;
+		default:
+			continue;
+		}
+		d->c.unreported++;
 	}
 
 	if (fl_grow((void **)&fl->counts, &fl->capcounts, fl->ndev + 1,
@@ -608,7 +716,8 @@ static int summarise(struct sacc_faultlog *fl)
 
 		c->device = max_u64(c->device_journal, c->device_counter);
 		c->faults = max_u64(c->device, c->records);
-		seen = max_u64(c->viommu_recorded, c->kernel_printed);
+		seen = max_u64(c->viommu_recorded, c->kernel_printed) +
+		       c->unreported;
 		if (s->have_frr && c->faults > seen)
 			s->lost += c->faults - seen;
 		t->device += c->device;
@@ -622,6 +731,7 @@ static int summarise(struct sacc_faultlog *fl)
 		t->matched_qemu += c->matched_qemu;
 		t->records += c->records;
 		t->unattributed += c->unattributed;
+		t->unreported += c->unreported;
 		fl->counts[i] = *c;
 	}
 	qsort(fl->counts, fl->ndev, sizeof(*fl->counts), cmp_counts);
@@ -635,16 +745,20 @@ static int summarise(struct sacc_faultlog *fl)
 	s->have_qemu = fl->nq || fl->nfrr;
 	s->lost_exact = s->have_frr;
 	if (!s->have_frr) {
-		uint64_t seen = t->kernel_printed + fl->suppressed;
+		uint64_t seen = t->kernel_printed + fl->suppressed +
+				t->unreported;
 
 		s->lost = t->faults > seen ? t->faults - seen : 0;
 	}
-	s->lost_reason = s->lost ? lost_reason : "";
+	s->lost_reason = !s->lost	 ? ""
+			 : s->lost_exact ? lost_reason_exact
+					 : lost_reason_estimate;
 	s->bad_kmsg = fl->bad_kmsg;
 	s->bad_journal = fl->bad_journal;
 	s->bad_trace = fl->bad_trace;
 	s->kmsg_user_ignored = fl->user_ignored;
 	s->kmsg_overruns = fl->overruns;
+	s->trace_chunk_lines = fl->trace_chunks;
 	fl_summary_text(s);
 	return 0;
 }

@@ -53,7 +53,7 @@ int sacc_journal_format(const struct sacc_journal_event *ev, char *buf,
 	bool first = true;
 	int ret;
 
-	if (!kind || !buf || sacc_bdf_parse(ev->bdf, NULL, NULL))
+	if (!kind || !buf || sacc_bdf_to_sid(ev->bdf, NULL, NULL))
 		return -EINVAL;
 	if ((ev->ev == SACC_JEV_MAP && !perm_name(ev->perm)) ||
 	    (ev->ev == SACC_JEV_UNMAP && ev->perm && !perm_name(ev->perm)) ||
@@ -119,6 +119,10 @@ int sacc_journal_format(const struct sacc_journal_event *ev, char *buf,
 		if (ev->has_fault_count) {
 			fl_sb_json_key(&sb, &first, "fault_count");
 			fl_sb_printf(&sb, "%" PRIu32, ev->fault_count);
+		}
+		if (ev->has_length) {
+			fl_sb_json_key(&sb, &first, "length");
+			fl_sb_printf(&sb, "%" PRIu32, ev->length);
 		}
 		break;
 	case SACC_JEV_RESET:
@@ -253,7 +257,7 @@ static int member(void *ctx, const char *key, const struct fj_val *v)
 			return -EINVAL;
 	} else if (!strcmp(key, "bdf")) {
 		if (v->type != FJ_STRING ||
-		    sacc_bdf_parse(v->str, &ev->domain, &ev->sid))
+		    sacc_bdf_to_sid(v->str, &ev->domain, &ev->sid))
 			return -EINVAL;
 		sacc_bdf_format(ev->domain, ev->sid, ev->bdf, sizeof(ev->bdf));
 		jc->seen |= SEEN_BDF;
@@ -324,6 +328,10 @@ static int member(void *ctx, const char *key, const struct fj_val *v)
 		if (get_u32(v, &ev->fault_count))
 			return -EINVAL;
 		ev->has_fault_count = true;
+	} else if (!strcmp(key, "length")) {
+		if (get_u32(v, &ev->length))
+			return -EINVAL;
+		ev->has_length = true;
 	}
 	return 0; /* unknown keys: ignored */
 }
@@ -402,7 +410,7 @@ int sacc_journal_open_path(struct sacc_journal **out, const char *path,
 	if (!out || !path)
 		return sacc_err_set(err, EINVAL, "NULL journal arguments");
 	*out = NULL;
-	if (sacc_bdf_parse(bdf, &domain, &sid))
+	if (sacc_bdf_to_sid(bdf, &domain, &sid))
 		return sacc_err_set(err, EINVAL, "bad PCI address '%s'",
 				    bdf ? bdf : "(null)");
 	if (strlen(path) >= sizeof(j->path))
@@ -437,7 +445,7 @@ int sacc_journal_open(struct sacc_journal **out, const char *bdf,
 	if (!out)
 		return sacc_err_set(err, EINVAL, "NULL journal arguments");
 	*out = NULL;
-	if (sacc_bdf_parse(bdf, &domain, &sid))
+	if (sacc_bdf_to_sid(bdf, &domain, &sid))
 		return sacc_err_set(err, EINVAL, "bad PCI address '%s'",
 				    bdf ? bdf : "(null)");
 	if (!dir || !*dir)
@@ -589,6 +597,8 @@ int sacc_journal_fault(struct sacc_journal *j,
 	ev.fatal = f->fatal;
 	ev.has_fault_count = true;
 	ev.fault_count = f->fault_count;
+	ev.has_length = f->length != 0;
+	ev.length = f->length;
 	return emit(j, &ev, err);
 }
 

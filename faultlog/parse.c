@@ -35,7 +35,7 @@
 
 /* ---- names ---- */
 
-int sacc_bdf_parse(const char *s, uint32_t *domain, uint16_t *sid)
+int sacc_bdf_to_sid(const char *s, uint32_t *domain, uint16_t *sid)
 {
 	uint64_t a, b, c, d;
 	const char *p = s;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "fl_priv.h"
+#include "sacc_hw.h"
 
 /* ---- JSON helpers ---- */
 
@@ -87,6 +88,7 @@ static void fault_json(struct fl_sb *sb, const struct sacc_fault *f, size_t n)
 		     { SACC_FSRC_KERNEL, "kernel" },
 		     { SACC_FSRC_QEMU, "qemu" } };
 	bool first = true, f2 = true;
+	bool fetch = f->has_access && f->access == SACC_FAULT_DESC_FETCH;
 	char op[16];
 
 	fl_sb_putc(sb, '{');
@@ -114,9 +116,10 @@ static void fault_json(struct fl_sb *sb, const struct sacc_fault *f, size_t n)
 	      f->has_access ? sacc_fault_access_name(f->access) : NULL);
 	k_bool(sb, &first, "write", f->has_write, f->write);
 	k_u64(sb, &first, "req_id", f->has_req, f->req_id);
-	k_u64(sb, &first, "opcode", f->has_req, f->opcode);
+	/* a descriptor fetch fault never saw the descriptor: no opcode */
+	k_u64(sb, &first, "opcode", f->has_req && !fetch, f->opcode);
 	op_text(f, op, sizeof(op));
-	k_str(sb, &first, "op", f->has_req ? op : NULL);
+	k_str(sb, &first, "op", f->has_req && !fetch ? op : NULL);
 	k_u64(sb, &first, "status", f->has_req, f->status);
 	k_bool(sb, &first, "fatal", true, f->fatal);
 	k_u64(sb, &first, "fault_count", f->has_fault_count, f->fault_count);
@@ -131,8 +134,7 @@ static void fault_json(struct fl_sb *sb, const struct sacc_fault *f, size_t n)
 		      NULL);
 	k_u64(sb, &first, "kernel_t_ns", f->has_kernel_t, f->kernel_t_ns);
 	k_u64(sb, &first, "pasid", f->has_pasid, f->pasid);
-	k_u64(sb, &first, "intr_index", f->has_kernel && f->kernel_intr,
-	      f->intr_index);
+	k_u64(sb, &first, "intr_index", f->has_intr_index, f->intr_index);
 	k_u64(sb, &first, "qemu_reason", f->has_qemu, f->qemu_reason);
 	k_bool(sb, &first, "viommu_recorded", f->has_viommu_recorded,
 	       f->viommu_recorded);
@@ -142,6 +144,10 @@ static void fault_json(struct fl_sb *sb, const struct sacc_fault *f, size_t n)
 	k_u64(sb, &first, "buffer_offset", f->has_buffer, f->buffer_offset);
 	k_str(sb, &first, "buffer_perm",
 	      f->has_buffer ? perm_name(f->buffer_perm) : NULL);
+	k_u64(sb, &first, "length", f->has_length, f->length);
+	k_str(sb, &first, "unlogged", sacc_fault_unlogged_name(f->unlogged));
+	k_str(sb, &first, "unlogged_text",
+	      sacc_fault_unlogged_text(f->unlogged));
 	fl_sb_putc(sb, '}');
 }
 
@@ -186,6 +192,7 @@ static void counts_json(struct fl_sb *sb, const struct sacc_faultlog_counts *c,
 	k_u64(sb, &first, "matched_qemu", true, c->matched_qemu);
 	k_u64(sb, &first, "records", true, c->records);
 	k_u64(sb, &first, "unattributed", true, c->unattributed);
+	k_u64(sb, &first, "unreported", true, c->unreported);
 	fl_sb_putc(sb, '}');
 }
 
@@ -208,11 +215,15 @@ static void summary_json(struct fl_sb *sb,
 	k_u64(sb, &first, "lost", true, s->lost);
 	k_bool(sb, &first, "lost_exact", true, s->lost_exact);
 	k_str(sb, &first, "lost_reason", s->lost_reason);
+	k_u64(sb, &first, "unreported_not_iommu", true,
+	      s->unreported_not_iommu);
+	k_u64(sb, &first, "unreported_no_dma", true, s->unreported_no_dma);
 	k_u64(sb, &first, "bad_kmsg", true, s->bad_kmsg);
 	k_u64(sb, &first, "bad_journal", true, s->bad_journal);
 	k_u64(sb, &first, "bad_trace", true, s->bad_trace);
 	k_u64(sb, &first, "kmsg_user_ignored", true, s->kmsg_user_ignored);
 	k_u64(sb, &first, "kmsg_overruns", true, s->kmsg_overruns);
+	k_u64(sb, &first, "trace_chunk_lines", true, s->trace_chunk_lines);
 	fl_sb_json_key(sb, &first, "devices");
 	fl_sb_putc(sb, '[');
 	for (size_t i = 0; i < s->nr_devices; i++) {
@@ -292,10 +303,26 @@ void fl_summary_text(struct sacc_faultlog_summary *s)
 		    s->kernel_suppressed);
 	if (s->overflow_events)
 		ADD(", overflow events %" PRIu64, s->overflow_events);
+	if (t->unreported) {
+		const char *sep = "";
+
+		ADD(", never reported %" PRIu64 " (", t->unreported);
+		if (s->unreported_not_iommu) {
+			ADD("%starget refused %" PRIu64, sep,
+			    s->unreported_not_iommu);
+			sep = ", ";
+		}
+		if (s->unreported_no_dma)
+			ADD("%swraps past 2^64 %" PRIu64, sep,
+			    s->unreported_no_dma);
+		ADD(")");
+	}
 	ADD(", lost %" PRIu64, s->lost);
 	if (s->lost)
-		ADD(" (%ssingle fault recording register overflow)",
-		    s->lost_exact ? "" : "estimate; ");
+		ADD(" (%s)", s->lost_exact
+				 ? "single fault recording register overflow"
+				 : "estimate; DMAR ratelimit or single fault "
+				   "recording register");
 #undef ADD
 }
 
@@ -311,54 +338,88 @@ static void access_text(const struct sacc_fault *f, char *buf, size_t len)
 		snprintf(buf, len, "-");
 }
 
+void sacc_faultlog_print_header(FILE *out)
+{
+	fprintf(out, "%-17s %-12s %-10s %-7s %-10s %-20s %-19s %-16s %s\n",
+		"TIME(s)", "BDF", "REQ_ID", "OP", "ACCESS", "IOVA", "SOURCES",
+		"DMAR", "ATTRIBUTION");
+}
+
+int sacc_fault_format_row(const struct sacc_fault *f, char *buf, size_t len)
+{
+	char t[24] = "-", req[16] = "-", op[16] = "-", acc[16];
+	char iova[24] = "-", srcs[24] = "", dmar[24] = "-";
+	int n;
+
+	if (!f || !buf)
+		return -EINVAL;
+	if (f->t_from != SACC_TSRC_NONE)
+		snprintf(t, sizeof(t), "%s%" PRIu64 ".%06" PRIu64,
+			 f->t_from == SACC_TSRC_QEMU ? "~" : "",
+			 f->t_ns / 1000000000u, f->t_ns % 1000000000u / 1000u);
+	if (f->has_req) {
+		snprintf(req, sizeof(req), "0x%" PRIx32, f->req_id);
+		if (!f->has_access || f->access != SACC_FAULT_DESC_FETCH)
+			op_text(f, op, sizeof(op));
+	}
+	access_text(f, acc, sizeof(acc));
+	if (f->has_iova)
+		snprintf(iova, sizeof(iova), "0x%" PRIx64 "%s", f->iova,
+			 f->iova_exact ? "" : "/pg");
+	else if (f->has_intr_index)
+		snprintf(iova, sizeof(iova), "irq#0x%" PRIx64, f->intr_index);
+	snprintf(srcs, sizeof(srcs), "%s%s%s%s%s",
+		 f->sources & SACC_FSRC_DEVICE ? "device" : "",
+		 (f->sources & SACC_FSRC_DEVICE) &&
+				 (f->sources & ~SACC_FSRC_DEVICE) ?
+			 "+" :
+			 "",
+		 f->sources & SACC_FSRC_KERNEL ? "kernel" : "",
+		 (f->sources & SACC_FSRC_KERNEL) &&
+				 (f->sources & SACC_FSRC_QEMU) ?
+			 "+" :
+			 "",
+		 f->sources & SACC_FSRC_QEMU ? "qemu" : "");
+	if (f->has_kernel && f->kernel_intr)
+		snprintf(dmar, sizeof(dmar), "intr-remap");
+	else if (f->has_kernel && f->has_kernel_reason)
+		snprintf(dmar, sizeof(dmar), "reason 0x%02" PRIx32,
+			 f->kernel_reason);
+	else if (f->has_kernel)
+		snprintf(dmar, sizeof(dmar), "printed");
+	else if (f->unlogged)
+		snprintf(dmar, sizeof(dmar), "no: %s",
+			 sacc_fault_unlogged_name(f->unlogged));
+	n = snprintf(buf, len,
+		     "%17s %-12s %-10s %-7s %-10s %-20s %-19s %-16s %s: %s", t,
+		     f->bdf, req, op, acc, iova, srcs, dmar,
+		     sacc_fault_attr_name(f->attr), f->attr_text);
+	return n < 0 || (size_t)n >= len ? -EMSGSIZE : n;
+}
+
 int sacc_faultlog_print_table(const struct sacc_faultlog *fl, FILE *out)
+{
+	char row[768];
+
+	if (!fl || !out)
+		return -EINVAL;
+	sacc_faultlog_print_header(out);
+	for (size_t i = 0; i < fl->nrec; i++) {
+		sacc_fault_format_row(&fl->rec[i], row, sizeof(row));
+		fprintf(out, "%s\n", row);
+	}
+	fputc('\n', out);
+	return sacc_faultlog_print_summary(fl, out);
+}
+
+int sacc_faultlog_print_summary(const struct sacc_faultlog *fl, FILE *out)
 {
 	const struct sacc_faultlog_summary *s;
 
 	if (!fl || !out)
 		return -EINVAL;
 	s = &fl->sum;
-	fprintf(out, "%-17s %-12s %-10s %-7s %-10s %-20s %-19s %s\n",
-		"TIME(s)", "BDF", "REQ_ID", "OP", "ACCESS", "IOVA", "SOURCES",
-		"ATTRIBUTION");
-	for (size_t i = 0; i < fl->nrec; i++) {
-		const struct sacc_fault *f = &fl->rec[i];
-		char t[24] = "-", req[16] = "-", op[16] = "-", acc[16];
-		char iova[24] = "-", srcs[24] = "";
-
-		if (f->t_from != SACC_TSRC_NONE)
-			snprintf(t, sizeof(t), "%s%" PRIu64 ".%06" PRIu64,
-				 f->t_from == SACC_TSRC_QEMU ? "~" : "",
-				 f->t_ns / 1000000000u,
-				 f->t_ns % 1000000000u / 1000u);
-		if (f->has_req) {
-			snprintf(req, sizeof(req), "0x%" PRIx32, f->req_id);
-			op_text(f, op, sizeof(op));
-		}
-		access_text(f, acc, sizeof(acc));
-		if (f->has_iova)
-			snprintf(iova, sizeof(iova), "0x%" PRIx64 "%s", f->iova,
-				 f->iova_exact ? "" : "/pg");
-		else if (f->kernel_intr)
-			snprintf(iova, sizeof(iova), "irq#0x%" PRIx64,
-				 f->intr_index);
-		snprintf(srcs, sizeof(srcs), "%s%s%s%s%s",
-			 f->sources & SACC_FSRC_DEVICE ? "device" : "",
-			 (f->sources & SACC_FSRC_DEVICE) &&
-					 (f->sources & ~SACC_FSRC_DEVICE) ?
-				 "+" :
-				 "",
-			 f->sources & SACC_FSRC_KERNEL ? "kernel" : "",
-			 (f->sources & SACC_FSRC_KERNEL) &&
-					 (f->sources & SACC_FSRC_QEMU) ?
-				 "+" :
-				 "",
-			 f->sources & SACC_FSRC_QEMU ? "qemu" : "");
-		fprintf(out, "%17s %-12s %-10s %-7s %-10s %-20s %-19s %s: %s\n",
-			t, f->bdf, req, op, acc, iova, srcs,
-			sacc_fault_attr_name(f->attr), f->attr_text);
-	}
-	fprintf(out, "\nsummary: %s\n", s->text);
+	fprintf(out, "summary: %s\n", s->text);
 	for (size_t i = 0; i < s->nr_devices; i++) {
 		const struct sacc_faultlog_counts *c = &s->devices[i];
 
@@ -367,12 +428,19 @@ int sacc_faultlog_print_table(const struct sacc_faultlog *fl, FILE *out)
 			", counter %" PRIu64 "), faults %" PRIu64
 			", kernel printed %" PRIu64
 			", qemu saw %" PRIu64 ", vIOMMU recorded %" PRIu64
-			", records %" PRIu64 ", unattributed %" PRIu64 "\n",
+			", records %" PRIu64 ", unattributed %" PRIu64
+			", never reported %" PRIu64 "\n",
 			c->bdf, c->device, c->device_journal,
 			c->device_counter, c->faults, c->kernel_printed,
-			c->qemu_seen,
-			c->viommu_recorded, c->records, c->unattributed);
+			c->qemu_seen, c->viommu_recorded, c->records,
+			c->unattributed, c->unreported);
 	}
+	if (s->unreported_not_iommu)
+		fprintf(out, "  never reported, target refused: %s\n",
+			sacc_fault_unlogged_text(SACC_UNLOGGED_NOT_IOMMU));
+	if (s->unreported_no_dma)
+		fprintf(out, "  never reported, wraps past 2^64: %s\n",
+			sacc_fault_unlogged_text(SACC_UNLOGGED_NO_DMA));
 	if (s->lost)
 		fprintf(out, "  lost: %s\n", s->lost_reason);
 	if (s->bad_kmsg || s->bad_journal || s->bad_trace ||

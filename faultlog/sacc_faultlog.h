@@ -43,6 +43,9 @@
  *   "write"  bool    FAULT_INFO bit 8
  *   "fatal"  bool    true for ring faults (device stopped until reset)
  *   "fault_count" number  FAULT_COUNT after this fault (since reset)
+ *   "length" number  the descriptor's length (optional; lets a reader see
+ *                    a range that wraps past 2^64, which the device
+ *                    refuses without any DMA)
  * reset (device reset; FAULT_COUNT restarts at 0): no further fields.
  * Readers ignore unknown keys and unknown "ev" values.
  *
@@ -78,7 +81,10 @@
  *   "kernel_reason_text" string|null  the kernel's text for it
  *   "kernel_t_ns"  number|null  kernel timestamp of the DMAR line
  *   "pasid"        number|null  PASID when the kernel printed one
- *   "intr_index"   number|null  interrupt index of an INTR-REMAP fault
+ *   "intr_index"   number|null  interrupt index of an interrupt remapping
+ *                          fault (INTR-REMAP line, or a QEMU trace fault
+ *                          with reason 0x20-0x26, whose address holds
+ *                          the index in bits 63:48)
  *   "qemu_reason"  number|null  fault reason in the QEMU trace
  *   "viommu_recorded" bool|null  the vIOMMU stored this fault in a fault
  *                          recording register (vtd_frr_new seen); false:
@@ -92,6 +98,18 @@
  *                          (unmapped_earlier)
  *   "buffer_offset" number|null offset of "iova" in "buffer"
  *   "buffer_perm"  string|null  "r" | "w" | "rw" (what the device may do)
+ *   "length"       number|null  the descriptor's length (journal)
+ *   "unlogged"     string|null  a device fault without a kernel DMAR line:
+ *                          why.  Never reported (no IOMMU fault record can
+ *                          exist): "not_iommu" (the mapping permits the
+ *                          access, its target refused it, e.g. the
+ *                          device's own BAR), "no_dma" (the range wraps
+ *                          past 2^64; refused before any DMA).
+ *                          Lost or suppressed: "dropped" (the kernel's
+ *                          ratelimit or the vIOMMU's fault recording
+ *                          register; no trace), "viommu_dropped",
+ *                          "ratelimited" (traced).  null when logged.
+ *   "unlogged_text" string|null  one sentence for it
  * The last line is {"summary":{...}} with the fields of
  * struct sacc_faultlog_summary (same names), "devices":[...] and "text".
  *
@@ -104,7 +122,11 @@
  * faults       = per device max(device, records): every fault at least one
  *                source saw, or the device counted.
  * qemu_seen    = vtd_dmar_fault trace lines: faults the vIOMMU saw before
- *                deciding whether to drop them.
+ *                deciding whether to drop them.  QEMU's memory core
+ *                retries a failed translation for every chunk (<= 8
+ *                bytes) of one DMA, so a run of lines for the same source,
+ *                direction and page, each a few bytes after the last, is
+ *                one fault (the rest are counted in trace_chunk_lines).
  * viommu_recorded = vtd_frr_new trace lines: faults it stored in a fault
  *                recording register (QEMU 7.2 has one; while it is pending,
  *                further faults from the same source are compressed and
@@ -121,13 +143,19 @@
  *                defines DMA_FSTS_PFO = 1 << 0, DMA_FSTS_PPF = 1 << 1, as
  *                do QEMU (VTD_FSTS_*) and the VT-d spec; issue 4's "bit 1
  *                = overflow" is PPF.  Compression drops never set PFO.
- * lost         = faults the guest kernel never learned of (neither printed
- *                nor counted as suppressed):
+ * unreported   = device faults without a DMAR line that no IOMMU fault
+ *                record can exist for ("unlogged" not_iommu, no_dma
+ *                above), per kind in unreported_not_iommu, _no_dma.
+ * lost         = IOMMU faults the guest kernel never learned of (neither
+ *                printed nor counted as suppressed):
  *                with vtd_frr_new lines (lost_exact): the sum over devices
- *                of faults - max(viommu_recorded, kernel_printed), since
- *                every recorded fault reaches dmar_fault();
- *                without: faults - (kernel_printed + kernel_suppressed),
- *                an estimate for the reasons above.  Clamped at 0.
+ *                of faults - unreported - max(viommu_recorded,
+ *                kernel_printed), since every recorded fault reaches
+ *                dmar_fault();
+ *                without: faults - unreported - (kernel_printed +
+ *                kernel_suppressed), an estimate for the reasons above.
+ *                Clamped at 0.  So, per device:
+ *                faults = printed + suppressed + unreported + lost.
  * Every fault still appears as a record: losses are counted, not hidden.
  */
 #ifndef SACC_FAULTLOG_H
@@ -156,10 +184,11 @@
 /* ---- PCI addresses ---- */
 
 /*
- * Parse "0000:01:00.0" or "01:00.0" (domain 0).  Hex fields, device
- * <= 0x1f, function <= 7.  Returns 0 or -EINVAL.
+ * Parse "0000:01:00.0" or "01:00.0" (domain 0) into the PCI domain and
+ * source id.  Hex fields, device <= 0x1f, function <= 7.  Returns 0 or
+ * -EINVAL.  (libsacc's sacc_bdf_parse() normalises to a string.)
  */
-int sacc_bdf_parse(const char *s, uint32_t *domain, uint16_t *sid);
+int sacc_bdf_to_sid(const char *s, uint32_t *domain, uint16_t *sid);
 
 /* Canonical "dddd:bb:dd.f" into @buf (>= SACC_BDF_MAX).  Returns @buf. */
 char *sacc_bdf_format(uint32_t domain, uint16_t sid, char *buf, size_t len);
@@ -216,6 +245,8 @@ struct sacc_journal_event {
 	bool fatal;
 	bool has_fault_count;
 	uint32_t fault_count;
+	bool has_length;
+	uint32_t length; /* the descriptor's length ("length", optional) */
 };
 
 /*
@@ -284,6 +315,8 @@ struct sacc_journal_fault {
 	uint32_t info;	      /* FAULT_INFO: access | SACC_FAULT_IS_WRITE */
 	bool fatal;	      /* ring fault */
 	uint32_t fault_count; /* FAULT_COUNT */
+	uint32_t length;      /* the descriptor's length; 0: unknown (not
+			       * written) */
 };
 
 int sacc_journal_fault(struct sacc_journal *j,
@@ -398,6 +431,35 @@ enum sacc_fault_attr {
  * "beyond_ranges". */
 const char *sacc_fault_attr_name(enum sacc_fault_attr attr);
 
+/*
+ * Why a device fault has no kernel DMAR line.  NOT_IOMMU and NO_DMA are
+ * faults no IOMMU fault record can exist for ("never reported"); the
+ * others were IOMMU faults the guest kernel did not print ("lost", or
+ * counted as suppressed by the kernel's ratelimit).  Writes into the
+ * interrupt window are IOMMU faults like any other here: SACC's QEMU
+ * records interrupt remapping faults (qemu-model/patches/0001), which
+ * stock QEMU 7.2 does not.
+ */
+enum sacc_fault_unlogged {
+	SACC_UNLOGGED_NONE = 0,	   /* logged, or not a device fault */
+	SACC_UNLOGGED_NOT_IOMMU,   /* the mapping permits the access: the
+				    * IOMMU translated it and the target
+				    * refused it (e.g. the device's own BAR) */
+	SACC_UNLOGGED_NO_DMA,	   /* the range wraps past 2^64: the device
+				    * refused it without DMA */
+	SACC_UNLOGGED_DROPPED,	   /* not printed: the kernel's ratelimit or
+				    * the vIOMMU's single fault recording
+				    * register (no trace to tell which) */
+	SACC_UNLOGGED_VIOMMU_DROPPED, /* traced, never recorded by the vIOMMU */
+	SACC_UNLOGGED_RATELIMITED, /* recorded by the vIOMMU, not printed */
+};
+
+/* "not_iommu", "no_dma", "dropped", "viommu_dropped", "ratelimited";
+ * NULL for SACC_UNLOGGED_NONE. */
+const char *sacc_fault_unlogged_name(enum sacc_fault_unlogged u);
+/* One sentence for it; NULL for SACC_UNLOGGED_NONE. */
+const char *sacc_fault_unlogged_text(enum sacc_fault_unlogged u);
+
 enum sacc_fault_tsrc {
 	SACC_TSRC_NONE = 0,
 	SACC_TSRC_DEVICE,
@@ -429,6 +491,10 @@ struct sacc_fault {
 	bool fatal;
 	bool has_fault_count;
 	uint32_t fault_count;
+	bool has_length;
+	uint32_t length;
+	/* no DMAR line: why (device faults only) */
+	enum sacc_fault_unlogged unlogged;
 	/* kernel */
 	bool has_kernel;
 	bool kernel_intr; /* INTR-REMAP */
@@ -440,6 +506,7 @@ struct sacc_fault {
 	bool has_pasid;
 	uint32_t pasid;
 	uint64_t intr_index;
+	bool has_intr_index; /* an interrupt remapping fault (kernel or QEMU) */
 	/* qemu */
 	bool has_qemu;
 	uint32_t qemu_reason;
@@ -463,11 +530,14 @@ struct sacc_faultlog_counts {
 	uint64_t faults;	 /* max(device, records) */
 	uint64_t kernel_printed; /* DMAR fault lines (DMA + INTR-REMAP) */
 	uint64_t matched_kernel; /* device faults joined with a DMAR line */
-	uint64_t qemu_seen;	 /* vtd_dmar_fault lines */
+	uint64_t qemu_seen;	 /* vtd_dmar_fault accesses (runs of lines) */
 	uint64_t viommu_recorded; /* vtd_frr_new lines */
 	uint64_t matched_qemu;	 /* device faults joined with a trace line */
 	uint64_t records;	 /* fault records listed */
 	uint64_t unattributed;	 /* records with attribution unattributed */
+	uint64_t unreported;	 /* device faults no IOMMU fault record can
+				  * exist for (unlogged not_iommu, no_dma);
+				  * not counted in lost */
 };
 
 struct sacc_faultlog_summary {
@@ -482,9 +552,13 @@ struct sacc_faultlog_summary {
 	uint64_t lost;
 	bool lost_exact;
 	const char *lost_reason;
+	/* unreported, by kind */
+	uint64_t unreported_not_iommu, unreported_no_dma;
 	/* input hygiene */
 	uint64_t bad_kmsg, bad_journal, bad_trace; /* -EINVAL lines */
 	uint64_t kmsg_user_ignored; /* DMAR lines written by userspace */
+	uint64_t trace_chunk_lines; /* vtd_dmar_fault lines folded into the
+				     * access before them (see qemu_seen) */
 	uint64_t kmsg_overruns;	    /* EPIPE from /dev/kmsg: records lost */
 	/* per device, sorted by bdf; owned by the fault log, valid until the
 	 * next join or free */
@@ -558,5 +632,12 @@ int sacc_fault_format_json(const struct sacc_fault *f, size_t n, char *buf,
 
 /* The human table and the summary lines.  Returns 0 or -EIO. */
 int sacc_faultlog_print_table(const struct sacc_faultlog *fl, FILE *out);
+
+/* The table's header line, and one record as a table row (no newline)
+ * into @buf (768 bytes suffice).  Returns the length, -EMSGSIZE. */
+void sacc_faultlog_print_header(FILE *out);
+/* Only the summary lines of sacc_faultlog_print_table(). */
+int sacc_faultlog_print_summary(const struct sacc_faultlog *fl, FILE *out);
+int sacc_fault_format_row(const struct sacc_fault *f, char *buf, size_t len);
 
 #endif /* SACC_FAULTLOG_H */

@@ -152,26 +152,26 @@ START_TEST(test_bdf)
 	uint16_t sid;
 	char buf[SACC_BDF_MAX];
 
-	ck_assert_int_eq(sacc_bdf_parse("0000:01:00.0", &dom, &sid), 0);
+	ck_assert_int_eq(sacc_bdf_to_sid("0000:01:00.0", &dom, &sid), 0);
 	ck_assert_uint_eq(dom, 0);
 	ck_assert_uint_eq(sid, 0x100);
-	ck_assert_int_eq(sacc_bdf_parse("01:00.0", &dom, &sid), 0);
+	ck_assert_int_eq(sacc_bdf_to_sid("01:00.0", &dom, &sid), 0);
 	ck_assert_uint_eq(sid, 0x100);
-	ck_assert_int_eq(sacc_bdf_parse("0001:02:1f.7", &dom, &sid), 0);
+	ck_assert_int_eq(sacc_bdf_to_sid("0001:02:1f.7", &dom, &sid), 0);
 	ck_assert_uint_eq(dom, 1);
 	ck_assert_uint_eq(sid, 0x2ff);
 	ck_assert_str_eq(sacc_bdf_format(dom, sid, buf, sizeof(buf)),
 			 "0001:02:1f.7");
 	ck_assert_str_eq(sacc_bdf_format(0, 0x18, buf, sizeof(buf)),
 			 "0000:00:03.0");
-	ck_assert_int_eq(sacc_bdf_parse("01:20.0", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_parse("01:00.8", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_parse("1:2", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_parse("zz:00.0", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_parse("100:00.0", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_parse("0000:01:00.0 ", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_parse("", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_parse(NULL, NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_to_sid("01:20.0", NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_to_sid("01:00.8", NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_to_sid("1:2", NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_to_sid("zz:00.0", NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_to_sid("100:00.0", NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_to_sid("0000:01:00.0 ", NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_to_sid("", NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sacc_bdf_to_sid(NULL, NULL, NULL), -EINVAL);
 }
 END_TEST
 
@@ -1412,6 +1412,195 @@ static void burst_kernel(struct sacc_faultlog *fl, unsigned int printed,
 	ck_assert_int_eq(sacc_faultlog_add_kmsg_line(fl, line), 1);
 }
 
+/* Device faults no DMAR line can show, and why. */
+START_TEST(test_unlogged_reasons)
+{
+	static const char *const lines[] = {
+		"{\"ev\":\"ranges\",\"t_ns\":1000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"ranges\":[[\"0x0\",\"0xfedfffff\"],[\"0xfef00000\",\"0x7fffffffff\"]]}",
+		"{\"ev\":\"map\",\"t_ns\":2000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"name\":\"src\",\"iova\":\"0x6000\",\"len\":8192,\"perm\":\"r\"}",
+		"{\"ev\":\"map\",\"t_ns\":2100,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"name\":\"own BAR\",\"iova\":\"0x9000\",\"len\":4096,\"perm\":\"rw\"}",
+		/* wraps past 2^64: refused without DMA */
+		"{\"ev\":\"fault\",\"t_ns\":3000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":1,\"opcode\":1,\"status\":2,\"addr\":\"0xfffffffffffff000\",\"access\":\"src_read\",\"write\":false,\"fatal\":false,\"fault_count\":1,\"length\":8192}",
+		/* the interrupt window */
+		"{\"ev\":\"fault\",\"t_ns\":4000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":2,\"opcode\":1,\"status\":2,\"addr\":\"0xfee00000\",\"access\":\"dst_write\",\"write\":true,\"fatal\":false,\"fault_count\":2,\"length\":4}",
+		/* a permitted mapping whose target refused (own BAR) */
+		"{\"ev\":\"fault\",\"t_ns\":5000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":3,\"opcode\":1,\"status\":2,\"addr\":\"0x9000\",\"access\":\"dst_write\",\"write\":true,\"fatal\":false,\"fault_count\":3,\"length\":4}",
+		/* an IOMMU fault without a line; and one with */
+		"{\"ev\":\"fault\",\"t_ns\":6000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":4,\"opcode\":1,\"status\":2,\"addr\":\"0x40000000\",\"access\":\"dst_write\",\"write\":true,\"fatal\":false,\"fault_count\":4,\"length\":64}",
+		"{\"ev\":\"fault\",\"t_ns\":7000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":5,\"opcode\":1,\"status\":2,\"addr\":\"0x41000000\",\"access\":\"dst_write\",\"write\":true,\"fatal\":false,\"fault_count\":5}",
+	};
+	struct sacc_faultlog *fl = sacc_faultlog_new();
+	struct sacc_faultlog_summary s;
+	const struct sacc_fault *f;
+	char json[4096];
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		ck_assert_int_eq(sacc_faultlog_add_journal_line(fl, lines[i]), 1);
+	ck_assert_int_eq(
+	    sacc_faultlog_add_kmsg_line(
+		fl, "3,10,7,-;DMAR: [DMA Write NO_PASID] Request device "
+		    "[01:00.0] fault addr 0x41000000 [fault reason 0x05] PTE "
+		    "Write access is not set"),
+	    1);
+	ck_assert_int_eq(sacc_faultlog_join(fl, NULL), 5);
+	f = sacc_faultlog_get(fl, 0);
+	ck_assert(f->has_length);
+	ck_assert_uint_eq(f->length, 8192);
+	ck_assert_int_eq(f->unlogged, SACC_UNLOGGED_NO_DMA);
+	/* the interrupt window is IOMMU territory (SACC's QEMU reports
+	 * interrupt remapping faults): an unprinted one was dropped */
+	ck_assert_int_eq(sacc_faultlog_get(fl, 1)->unlogged,
+			 SACC_UNLOGGED_DROPPED);
+	f = sacc_faultlog_get(fl, 2);
+	ck_assert_int_eq(f->attr, SACC_ATTR_MAPPED);
+	ck_assert_int_eq(f->unlogged, SACC_UNLOGGED_NOT_IOMMU);
+	ck_assert_int_eq(sacc_faultlog_get(fl, 3)->unlogged,
+			 SACC_UNLOGGED_DROPPED);
+	f = sacc_faultlog_get(fl, 4);
+	ck_assert(f->has_kernel && !f->has_length);
+	ck_assert_int_eq(f->unlogged, SACC_UNLOGGED_NONE);
+	ck_assert_ptr_null(sacc_fault_unlogged_name(f->unlogged));
+	ck_assert_str_eq(sacc_fault_unlogged_name(SACC_UNLOGGED_NO_DMA),
+			 "no_dma");
+	ck_assert_has(sacc_fault_unlogged_text(SACC_UNLOGGED_NOT_IOMMU),
+		      "re-entrancy");
+
+	ck_assert_int_gt(sacc_fault_format_json(sacc_faultlog_get(fl, 0), 0,
+						json, sizeof(json)),
+			 0);
+	ck_assert_has(json, "\"length\":8192");
+	ck_assert_has(json, "\"unlogged\":\"no_dma\"");
+	ck_assert_int_gt(sacc_fault_format_json(sacc_faultlog_get(fl, 4), 4,
+						json, sizeof(json)),
+			 0);
+	ck_assert_has(json, "\"unlogged\":null");
+	ck_assert_int_gt(sacc_fault_format_row(sacc_faultlog_get(fl, 2), json,
+					       sizeof(json)),
+			 0);
+	ck_assert_has(json, "no: not_iommu");
+	ck_assert_has(json, "mapped: inside buffer 'own BAR'");
+	ck_assert_int_gt(sacc_fault_format_row(sacc_faultlog_get(fl, 4), json,
+					       sizeof(json)),
+			 0);
+	ck_assert_has(json, "device+kernel");
+	ck_assert_has(json, "reason 0x05");
+
+	/* faults = printed + suppressed + never reported + lost */
+	sacc_faultlog_summary(fl, &s);
+	ck_assert_uint_eq(s.total.faults, 5);
+	ck_assert_uint_eq(s.total.kernel_printed, 1);
+	ck_assert_uint_eq(s.total.unreported, 2);
+	ck_assert_uint_eq(s.unreported_no_dma, 1);
+	ck_assert_uint_eq(s.unreported_not_iommu, 1);
+	ck_assert_uint_eq(s.lost, 2);
+	ck_assert_str_eq(s.text,
+			 "device 5, vIOMMU/kernel saw 1 (printed 1, suppressed 0), never reported 2 (target refused 1, wraps past 2^64 1), lost 2 (estimate; DMAR ratelimit or single fault recording register)");
+	sacc_faultlog_free(fl);
+}
+END_TEST
+
+/* QEMU retries a failed translation per 4-byte chunk: one fault. */
+START_TEST(test_trace_chunks)
+{
+	struct sacc_faultlog *fl = sacc_faultlog_new();
+	struct sacc_faultlog_summary s;
+	const struct sacc_fault *f;
+	char line[160];
+
+	ck_assert_int_eq(
+	    sacc_faultlog_add_journal_line(
+		fl, "{\"ev\":\"fault\",\"t_ns\":5000,\"pid\":5,\"bdf\":"
+		    "\"0000:01:00.0\",\"req_id\":1,\"opcode\":1,"
+		    "\"status\":2,\"addr\":\"0x40000000\",\"access\":"
+		    "\"dst_write\",\"write\":true,\"fault_count\":1}"),
+	    1);
+	for (unsigned int i = 0; i < 16; i++) {
+		snprintf(line, sizeof(line),
+			 "vtd_dmar_fault sid 0x100 fault 5 addr 0x%x write 1",
+			 0x40000000u + 4 * i);
+		ck_assert_int_eq(sacc_faultlog_add_trace_line(fl, line), 1);
+		if (!i)
+			ck_assert_int_eq(
+			    sacc_faultlog_add_trace_line(
+				fl, "vtd_frr_new index 0 high "
+				    "0xffff0500000100 low 0x40000000"),
+			    1);
+	}
+	/* a new access on the same page (not a few bytes on): its own */
+	ck_assert_int_eq(
+	    sacc_faultlog_add_trace_line(
+		fl, "vtd_dmar_fault sid 0x100 fault 5 addr 0x40000000 write 1"),
+	    1);
+	ck_assert_int_eq(sacc_faultlog_join(fl, NULL), 2);
+	sacc_faultlog_summary(fl, &s);
+	ck_assert_uint_eq(s.total.qemu_seen, 2);
+	ck_assert_uint_eq(s.trace_chunk_lines, 15);
+	ck_assert_uint_eq(s.total.viommu_recorded, 1);
+	f = sacc_faultlog_get(fl, 0);
+	ck_assert(f->sources & SACC_FSRC_DEVICE);
+	ck_assert(f->has_qemu && f->viommu_recorded);
+	f = sacc_faultlog_get(fl, 1);
+	ck_assert_uint_eq(f->sources, SACC_FSRC_QEMU);
+	ck_assert(!f->viommu_recorded);
+	sacc_faultlog_free(fl);
+}
+END_TEST
+
+/* Interrupt remapping faults join the interrupt-window write they
+ * describe: compatibility format (0x25, no index) or the IRTE index. */
+START_TEST(test_intr_remap_join)
+{
+	struct sacc_faultlog *fl = sacc_faultlog_new();
+	const struct sacc_fault *f;
+
+	/* compat write at t=1 s, remappable (IRTE 0x7fff) at t=1.001 s */
+	ck_assert_int_eq(
+	    sacc_faultlog_add_journal_line(
+		fl, "{\"ev\":\"fault\",\"t_ns\":1000000000,\"pid\":5,"
+		    "\"bdf\":\"0000:01:00.0\",\"req_id\":1,\"opcode\":1,"
+		    "\"status\":2,\"addr\":\"0xfee00000\",\"access\":"
+		    "\"dst_write\",\"fault_count\":1,\"length\":4}"),
+	    1);
+	ck_assert_int_eq(
+	    sacc_faultlog_add_journal_line(
+		fl, "{\"ev\":\"fault\",\"t_ns\":1001000000,\"pid\":5,"
+		    "\"bdf\":\"0000:01:00.0\",\"req_id\":2,\"opcode\":1,"
+		    "\"status\":2,\"addr\":\"0xfeeffff0\",\"access\":"
+		    "\"dst_write\",\"fault_count\":2,\"length\":4}"),
+	    1);
+	/* the kernel prints the compat one late, nearer to req_id 2 */
+	ck_assert_int_eq(
+	    sacc_faultlog_add_kmsg_line(
+		fl, "3,20,1001500,-;DMAR: [INTR-REMAP] Request device "
+		    "[01:00.0] fault index 0x0 [fault reason 0x25] Blocked a "
+		    "compatibility format interrupt request"),
+	    1);
+	ck_assert_int_eq(
+	    sacc_faultlog_add_trace_line(
+		fl, "vtd_dmar_fault sid 0x100 fault 37 addr 0x0 write 1"),
+	    1);
+	ck_assert_int_eq(
+	    sacc_faultlog_add_trace_line(
+		fl, "vtd_dmar_fault sid 0x100 fault 34 addr "
+		    "0x7fff000000000000 write 1"),
+	    1);
+	ck_assert_int_eq(sacc_faultlog_join(fl, NULL), 2);
+	f = sacc_faultlog_get(fl, 0);
+	ck_assert_uint_eq(f->req_id, 1);
+	ck_assert(f->has_kernel && f->kernel_intr);
+	ck_assert_uint_eq(f->kernel_reason, 0x25);
+	ck_assert(f->has_qemu);
+	ck_assert_uint_eq(f->qemu_reason, 0x25);
+	f = sacc_faultlog_get(fl, 1);
+	ck_assert_uint_eq(f->req_id, 2);
+	ck_assert(!f->has_kernel);
+	ck_assert(f->has_qemu && f->has_intr_index);
+	ck_assert_uint_eq(f->intr_index, 0x7fff);
+	ck_assert_int_eq(f->unlogged, SACC_UNLOGGED_DROPPED);
+	sacc_faultlog_free(fl);
+}
+END_TEST
+
 START_TEST(test_burst_1000)
 {
 	struct sacc_faultlog *fl = burst(1000, 1000);
@@ -1433,7 +1622,7 @@ START_TEST(test_burst_1000)
 	ck_assert_uint_eq(s.lost, 1);
 	ck_assert(!s.lost_exact);
 	ck_assert_str_eq(s.text,
-			 "device 1000, vIOMMU/kernel saw 999 (printed 3, suppressed 996), lost 1 (estimate; single fault recording register overflow)");
+			 "device 1000, vIOMMU/kernel saw 999 (printed 3, suppressed 996), lost 1 (estimate; DMAR ratelimit or single fault recording register)");
 	/* every fault is a record of its own, attributed */
 	for (size_t i = 0; i < sacc_faultlog_count(fl); i++) {
 		const struct sacc_fault *f = sacc_faultlog_get(fl, i);
@@ -1925,6 +2114,9 @@ static Suite *faultlog_suite(void)
 	tcase_add_test(tc, test_summary_fixtures);
 	tcase_add_test(tc, test_join_window_and_rejoin);
 	tcase_add_test(tc, test_join_nearest);
+	tcase_add_test(tc, test_unlogged_reasons);
+	tcase_add_test(tc, test_trace_chunks);
+	tcase_add_test(tc, test_intr_remap_join);
 	tcase_add_test(tc, test_burst_1000);
 	tcase_add_test(tc, test_reset_epochs);
 	tcase_add_test(tc, test_json_output);
