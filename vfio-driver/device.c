@@ -535,6 +535,8 @@ int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
 	ret = sacc_dev_dma_open(dev);
 	if (ret)
 		goto fail;
+	/* Before the rings are mapped, so their mappings are journaled. */
+	sacc_dev_journal_open(dev);
 	ret = sacc_bar_map(dev);
 	if (ret)
 		goto fail;
@@ -581,6 +583,7 @@ void sacc_close(struct sacc_dev *dev)
 	sacc_queue_free(dev);
 	sacc_buf_free_all(dev);
 	sacc_dev_dma_close(dev);
+	sacc_dev_journal_close(dev);
 	/* 3. Close everything. */
 	sacc_bar_unmap(dev);
 	if (dev->irq_fd >= 0)
@@ -599,8 +602,10 @@ int sacc_reset(struct sacc_dev *dev)
 	if (dev->flags & SACC_OPEN_NO_INIT) {
 		sacc_wr(dev, SACC_REG_CTRL, 0);
 		ret = sacc_hw_reset(dev, true);
-		if (!ret)
+		if (!ret) {
 			dev->stats.resets++;
+			sacc_dev_journal_reset(dev);
+		}
 		return ret;
 	}
 	/* Stop DMA first; outstanding descriptors are abandoned. */
@@ -608,6 +613,7 @@ int sacc_reset(struct sacc_dev *dev)
 	ret = sacc_hw_reset(dev, true);
 	if (ret)
 		return ret;
+	sacc_dev_journal_reset(dev); /* FAULT_COUNT restarts */
 	if (!dev->irq_enabled) {
 		ret = sacc_irq_enable(dev);
 		if (ret)

@@ -202,6 +202,16 @@ int sacc_dev_iova_ranges(const struct sacc_dev *dev,
 			 struct sacc_iova_range *out, unsigned int max,
 			 uint64_t *pgsizes);
 
+/*
+ * The fault journal libsacc appends to for @dev (docs/faults.md):
+ * $SACC_JOURNAL_DIR/<bdf>.jsonl, default /run/sacc/<bdf>.jsonl, created
+ * with its directory at sacc_open(); `saccctl faults` joins it with the
+ * kernel's DMAR messages.  Returns the path, or NULL if there is none
+ * (sacc_open() does not fail for that).  *why (may be NULL) gets the
+ * reason there is none, or the first failed write, else NULL.
+ */
+const char *sacc_dev_journal(const struct sacc_dev *dev, const char **why);
+
 /* Operations submitted and not yet reaped; free SQ slots. */
 uint32_t sacc_outstanding(const struct sacc_dev *dev);
 uint32_t sacc_sq_free(const struct sacc_dev *dev);
@@ -349,6 +359,15 @@ int sacc_dev_container_fd(const struct sacc_dev *dev);
 /* IOVAs of the SQ and CQ ring memory (for ring attacks / attribution). */
 uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev);
 uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev);
+
+/*
+ * The mmapped BAR0 doorbell page (4 KiB, page aligned), NULL if BAR0 is
+ * not mmapped.  A VM_PFNMAP mapping of the device's own MMIO: VFIO can
+ * DMA-map it into the container (sacc_dma_map() on sacc_dev_dma()),
+ * which is how a device is pointed at its own BAR.
+ * Bypasses libsacc's safety checks; for fault injection only.
+ */
+volatile void *sacc_dev_doorbell_page(const struct sacc_dev *dev);
 
 #ifdef __cplusplus
 }

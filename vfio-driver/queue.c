@@ -377,6 +377,8 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 						"the device needs sacc_reset()",
 						dev->bdf, bad);
 		}
+		if (c.status == SACC_STS_DMA_FAULT) /* slow path only */
+			sacc_dev_journal_fault(dev, idx, c.req_id, t->opcode);
 		out[n].cookie = t->cookie;
 		out[n].req_id = c.req_id;
 		out[n].len = t->len;
@@ -429,6 +431,8 @@ int sacc_check(struct sacc_dev *dev)
 					dev->bdf);
 	if ((st & SACC_STATUS_ERROR) ||
 	    (dev->initialised && !(st & SACC_STATUS_READY))) {
+		if (st & SACC_STATUS_ERROR)
+			sacc_dev_journal_fatal(dev);
 		ret = sacc_fatal_msg(dev, "fatal device error");
 		sacc_mark_broken(dev, ret, "%s", dev->err);
 		return ret;
@@ -615,4 +619,9 @@ uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev)
 uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev)
 {
 	return dev ? sacc_buf_iova(dev->cq_buf) : 0;
+}
+
+volatile void *sacc_dev_doorbell_page(const struct sacc_dev *dev)
+{
+	return dev ? dev->db : NULL;
 }

@@ -15,6 +15,7 @@
 #include "sacc_hw.h"
 #include "sacc_ring.h"
 #include "sacc_iommu.h"
+#include "sacc_faultlog.h"
 
 #define SACC_ERRMSG_MAX 512
 
@@ -91,6 +92,11 @@ struct sacc_dev {
 	struct sacc_buf *bufs; /* every live buffer */
 	struct sacc_stats stats;
 	char err[SACC_ERRMSG_MAX];
+
+	/* Fault journal (journal.c); NULL if it could not be opened. */
+	struct sacc_journal *journal;
+	uint64_t journal_errors;	   /* failed journal writes */
+	char journal_err[SACC_ERRMSG_MAX]; /* why none / first failure */
 };
 
 /* err.c */
@@ -135,5 +141,17 @@ int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,
 			    enum sacc_dma_dir dir, const char *name,
 			    bool internal, struct sacc_buf **out);
 void sacc_buf_free_all(struct sacc_dev *dev);
+
+/* journal.c: the fault journal; every function is a no-op without one. */
+void sacc_dev_journal_open(struct sacc_dev *dev);
+/* Use @j (may be NULL): observer, ranges and a reset event.  Tests. */
+int sacc_dev_journal_attach(struct sacc_dev *dev, struct sacc_journal *j);
+void sacc_dev_journal_close(struct sacc_dev *dev);
+void sacc_dev_journal_reset(struct sacc_dev *dev);
+/* A DMA_FAULT completion of the descriptor in SQ slot @slot. */
+void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
+			    uint32_t req_id, uint16_t opcode);
+/* The device stopped on a ring fault (STATUS.ERROR, ERR_CODE DMA). */
+void sacc_dev_journal_fatal(struct sacc_dev *dev);
 
 #endif /* SACC_PRIV_H */

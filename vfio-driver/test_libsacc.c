@@ -506,6 +506,139 @@ START_TEST(test_submit_raw)
 }
 END_TEST
 
+/* Every line of @path parsed, in order; returns how many. */
+static int read_journal(const char *path, struct sacc_journal_event *ev,
+			int max)
+{
+	char line[4096];
+	FILE *f = fopen(path, "r");
+	int n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (n < max && fgets(line, sizeof(line), f))
+		ck_assert_int_eq(sacc_journal_parse_line(line, &ev[n++]), 1);
+	fclose(f);
+	return n;
+}
+
+static void set_fault_regs(struct sacc_dev *dev, uint64_t addr, uint32_t info,
+			   uint32_t req_id, uint32_t count)
+{
+	dev->regs[SACC_REG_FAULT_ADDR / 4] = (uint32_t)addr;
+	dev->regs[SACC_REG_FAULT_ADDR / 4 + 1] = (uint32_t)(addr >> 32);
+	dev->regs[SACC_REG_FAULT_INFO / 4] = info;
+	dev->regs[SACC_REG_FAULT_REQ_ID / 4] = req_id;
+	dev->regs[SACC_REG_FAULT_COUNT / 4] = count;
+}
+
+START_TEST(test_journal)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	struct sacc_journal_event ev[32];
+	struct sacc_buf *src, *dst;
+	struct sacc_journal *j;
+	struct sacc_result r[3];
+	struct sacc_desc d = {0};
+	char dir[] = "/tmp/sacc-journal-XXXXXX", path[64];
+	const char *why = "unset";
+	uint64_t src_iova;
+	int id1, id2, id3, n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/j.jsonl", dir);
+	ck_assert_ptr_null(sacc_dev_journal(dev, &why));
+	ck_assert_int_eq(sacc_journal_open_path(&j, path, dev->bdf, NULL), 0);
+	sacc_dev_journal_attach(dev, j);
+	ck_assert_str_eq(sacc_dev_journal(dev, &why), path);
+	ck_assert_ptr_null(why);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 100, SACC_DMA_TO_DEVICE, "src", &src), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 8192, SACC_DMA_FROM_DEVICE, "dst", &dst), 0);
+	src_iova = sacc_buf_iova(src);
+
+	/* 1: the record is its own (FAULT_REQ_ID matches) */
+	d.opcode = SACC_OP_MEMCPY;
+	d.src = sacc_buf_iova(src);
+	d.dst = 0x40000000;
+	d.length = 64;
+	id1 = sacc_submit_raw(dev, &d);
+	/* 2: overruns dst into its guard page; 3: unmapped src */
+	d.dst = sacc_buf_iova(dst) + 8000;
+	d.length = 300;
+	id2 = sacc_submit_raw(dev, &d);
+	d.src = 0x50000010;
+	d.opcode = SACC_OP_XFORM;
+	id3 = sacc_submit_raw(dev, &d);
+	ck_assert_int_eq(dev_run(8), 3);
+	/* the device recorded id1 ... and a later one overwrote it */
+	set_fault_regs(dev, 0x40000000,
+		       SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE,
+		       (uint32_t)id1, 1);
+	ck_assert_int_eq(sacc_poll(dev, r, 1), 1);
+	set_fault_regs(dev, 0x1234, SACC_FAULT_SRC_READ, 999, 3);
+	ck_assert_int_eq(sacc_poll(dev, r + 1, 2), 2);
+	ck_assert_uint_eq(r[2].status, SACC_STS_DMA_FAULT);
+
+	/* a ring fault stops the device: one fatal event */
+	dev->regs[SACC_REG_STATUS / 4] = SACC_STATUS_ERROR;
+	dev->regs[SACC_REG_ERR_CODE / 4] = SACC_ERR_DMA;
+	set_fault_regs(dev, sacc_buf_iova(dev->sq_buf), SACC_FAULT_DESC_FETCH,
+		       0, 4);
+	ck_assert_int_eq(sacc_check(dev), -EIO);
+	ck_assert_int_eq(sacc_check(dev), -EIO);
+	ck_assert_int_eq(sacc_buf_free(src), 0);
+
+	n = read_journal(path, ev, 32);
+	ck_assert_int_eq(n, 9);
+	ck_assert_int_eq(ev[0].ev, SACC_JEV_RANGES);
+	ck_assert_uint_eq(ev[0].nr_ranges, 1);
+	ck_assert_uint_eq(ev[0].ranges[0].end, (1ull << 39) - 1);
+	ck_assert_str_eq(ev[0].bdf, "0000:00:03.0");
+	ck_assert_int_eq(ev[1].ev, SACC_JEV_RESET);
+	ck_assert_int_eq(ev[2].ev, SACC_JEV_MAP);
+	ck_assert_str_eq(ev[2].name, "src");
+	ck_assert_uint_eq(ev[2].iova, src_iova);
+	ck_assert_uint_eq(ev[2].perm, SACC_JOURNAL_PERM_READ);
+	ck_assert_int_eq(ev[3].ev, SACC_JEV_MAP);
+	ck_assert_uint_eq(ev[3].len, 8192);
+	ck_assert_uint_eq(ev[3].perm, SACC_JOURNAL_PERM_WRITE);
+	/* the device's own record */
+	ck_assert_int_eq(ev[4].ev, SACC_JEV_FAULT);
+	ck_assert_uint_eq(ev[4].req_id, (uint32_t)id1);
+	ck_assert_uint_eq(ev[4].addr, 0x40000000);
+	ck_assert_uint_eq(ev[4].access, SACC_FAULT_DST_WRITE);
+	ck_assert(ev[4].write && !ev[4].fatal);
+	ck_assert_uint_eq(ev[4].opcode, SACC_OP_MEMCPY);
+	ck_assert_uint_eq(ev[4].status, SACC_STS_DMA_FAULT);
+	ck_assert_uint_eq(ev[4].fault_count, 1);
+	/* rebuilt from the descriptor: the guard page after dst */
+	ck_assert_uint_eq(ev[5].req_id, (uint32_t)id2);
+	ck_assert_uint_eq(ev[5].access, SACC_FAULT_DST_WRITE);
+	ck_assert_uint_eq(ev[5].addr, ev[3].iova + 8192);
+	ck_assert_uint_eq(ev[5].fault_count, 3);
+	/* rebuilt: the source faults first, at its exact address */
+	ck_assert_uint_eq(ev[6].req_id, (uint32_t)id3);
+	ck_assert_uint_eq(ev[6].access, SACC_FAULT_SRC_READ);
+	ck_assert(!ev[6].write);
+	ck_assert_uint_eq(ev[6].addr, 0x50000010);
+	ck_assert_uint_eq(ev[6].opcode, SACC_OP_XFORM);
+	/* fatal, once */
+	ck_assert_int_eq(ev[7].ev, SACC_JEV_FAULT);
+	ck_assert(ev[7].fatal);
+	ck_assert_uint_eq(ev[7].access, SACC_FAULT_DESC_FETCH);
+	ck_assert_uint_eq(ev[7].fault_count, 4);
+	ck_assert_int_eq(ev[8].ev, SACC_JEV_UNMAP);
+	ck_assert_str_eq(ev[8].name, "src");
+	ck_assert_uint_eq(ev[8].iova, ev[2].iova);
+
+	sacc_dev_journal_close(dev);
+	fake_close(dev);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_not_initialised)
 {
 	struct sacc_dev *dev = fake_open(8, 8);
@@ -667,6 +800,7 @@ static Suite *libsacc_suite(void)
 	tcase_add_test(tc, test_untrusted_status);
 	tcase_add_test(tc, test_completion_nothing_outstanding);
 	tcase_add_test(tc, test_submit_raw);
+	tcase_add_test(tc, test_journal);
 	tcase_add_test(tc, test_not_initialised);
 	tcase_add_test(tc, test_sysfs);
 	suite_add_tcase(s, tc);

@@ -16,7 +16,9 @@ void usage_info(FILE *f)
 	    "its viability, and, when it is bound to vfio-pci, the usable\n"
 	    "IOVA ranges of its VFIO container and a dump of its registers.\n"
 	    "Opening the device through VFIO resets it (vfio-pci does an FLR\n"
-	    "on open), so registers show the state after that reset.\n\n"
+	    "on open), so registers show the state after that reset. Also\n"
+	    "says where libsacc journals the device's faults (saccctl\n"
+	    "faults), or why it cannot.\n\n"
 	    "  --json   one JSON object\n"
 	    "  -h, --help\n",
 	    f);
@@ -92,6 +94,8 @@ int cmd_info(int argc, char **argv)
 	struct sacc_pci_bar bars[6];
 	struct sacc_dev *dev = NULL;
 	char bdf[SACC_BDF_MAX], why[512], sz[32], dec[96];
+	char journal[PATH_MAX] = "", journal_why[512] = "";
+	const char *jwhy = NULL;
 	struct sacc_pci_dev d;
 	bool json = false;
 	int c, i, nr = 0, viable, rc = EXIT_OK;
@@ -149,6 +153,13 @@ int cmd_info(int argc, char **argv)
 				sacc_reg_read(dev, regs[i].off + 4, &hi32);
 			vals[i] = lo32 | (uint64_t)hi32 << 32;
 		}
+		{
+			const char *jp = sacc_dev_journal(dev, &jwhy);
+
+			snprintf(journal, sizeof(journal), "%s", jp ? jp : "");
+			snprintf(journal_why, sizeof(journal_why), "%s",
+				 jwhy ? jwhy : "");
+		}
 		sacc_close(dev);
 	} else {
 		open_err = sacc_errmsg(NULL);
@@ -200,7 +211,17 @@ int cmd_info(int argc, char **argv)
 			       i ? ", " : "",
 			       (unsigned long long)ranges[i].start,
 			       (unsigned long long)ranges[i].end);
-		printf("], \"registers\": {");
+		printf("], \"journal\": ");
+		if (journal[0])
+			json_str(stdout, journal);
+		else
+			printf("null");
+		printf(", \"journal_error\": ");
+		if (journal_why[0])
+			json_str(stdout, journal_why);
+		else
+			printf("null");
+		printf(", \"registers\": {");
 		for (i = 0; i < (int)NREGS; i++)
 			printf("%s\"%s\": \"0x%llx\"", i ? ", " : "",
 			       regs[i].name, (unsigned long long)vals[i]);
@@ -250,7 +271,13 @@ int cmd_info(int argc, char **argv)
 		if (pgsizes & (1ull << i))
 			printf(" %s",
 			       sacc_fmt_bytes(1ull << i, sz, sizeof(sz)));
-	printf("\n  registers\n");
+	if (!journal[0])
+		printf("\n  journal      none: %s\n", journal_why);
+	else if (journal_why[0])
+		printf("\n  journal      %s (%s)\n", journal, journal_why);
+	else
+		printf("\n  journal      %s\n", journal);
+	printf("  registers\n");
 	for (i = 0; i < (int)NREGS; i++) {
 		decode(&regs[i], vals[i], dec, sizeof(dec));
 		if (regs[i].wide)

@@ -2,7 +2,8 @@
 /*
  * saccctl - control and exercise SACC devices through libsacc.
  *
- *   saccctl list | bind | unbind | info | run | bench  [--help]
+ *   saccctl list | bind | unbind | info | run | bench | inject | faults
+ *           [--help]
  */
 #include <string.h>
 
@@ -18,6 +19,10 @@ const struct cmd saccctl_cmds[] = {
      usage_info},
     {"run", "run operations, optionally verified", cmd_run, usage_run},
     {"bench", "measure ops/s, bandwidth and latency", cmd_bench, usage_bench},
+    {"inject", "fault injection: prove the IOMMU blocks bad DMA", cmd_inject,
+     usage_inject},
+    {"faults", "the IOMMU fault log: DMAR lines + journal, attributed",
+     cmd_faults, usage_faults},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: MIT
+/*
+ * journal.c - the device's fault journal (faultlog/, docs/faults.md):
+ * one JSON line per event in $SACC_JOURNAL_DIR/<bdf>.jsonl (default
+ * /run/sacc), so another process (saccctl faults) can attribute every
+ * blocked DMA to the buffer, mapping and descriptor behind it.
+ *
+ * What is written, and from where:
+ *   ranges, reset   sacc_open() (vfio-pci resets the function when the
+ *                   device is opened, so FAULT_COUNT restarts)
+ *   map, unmap      the DMA context's observer (iommu/), in the order the
+ *                   mappings change, rings and buffers alike
+ *   fault           sacc_poll() reaping a DMA_FAULT completion (the slow
+ *                   error path: the fault record registers are read only
+ *                   then); sacc_check() finding the device stopped by a
+ *                   ring fault (fatal)
+ *   reset           sacc_reset()
+ * Submission and successful completions never touch the journal.
+ *
+ * A journal that cannot be opened does not fail sacc_open(): the device
+ * works without it and sacc_dev_journal() says why.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sacc_priv.h"
+
+static void note_error(struct sacc_dev *dev, const struct sacc_err *e)
+{
+	if (!dev->journal_errors++)
+		snprintf(dev->journal_err, sizeof(dev->journal_err), "%s",
+			 e->msg);
+}
+
+static void on_mapped(void *opaque, const struct sacc_map_entry *m)
+{
+	struct sacc_dev *dev = opaque;
+	struct sacc_err e = {0};
+
+	if (dev->journal && sacc_journal_map(dev->journal, m->name, m->iova,
+					     m->len, m->perm, &e))
+		note_error(dev, &e);
+}
+
+static void on_unmapped(void *opaque, const struct sacc_map_entry *m)
+{
+	struct sacc_dev *dev = opaque;
+	struct sacc_err e = {0};
+
+	if (dev->journal && sacc_journal_unmap(dev->journal, m->name, m->iova,
+					       m->len, m->perm, &e))
+		note_error(dev, &e);
+}
+
+int sacc_dev_journal_attach(struct sacc_dev *dev, struct sacc_journal *j)
+{
+	struct sacc_iova_range r[SACC_IOMMU_MAX_RANGES];
+	struct sacc_dma_observer obs = {on_mapped, on_unmapped, dev};
+	struct sacc_err e = {0};
+	int n;
+
+	dev->journal = j;
+	if (!j || !dev->dma)
+		return 0;
+	sacc_dma_ctx_set_observer(dev->dma, &obs);
+	n = sacc_dev_iova_ranges(dev, r, SACC_IOMMU_MAX_RANGES, NULL);
+	if (n > SACC_IOMMU_MAX_RANGES)
+		n = SACC_IOMMU_MAX_RANGES;
+	if (n > 0 && sacc_journal_ranges(j, r, (size_t)n, &e))
+		note_error(dev, &e);
+	sacc_dev_journal_reset(dev);
+	return 0;
+}
+
+void sacc_dev_journal_open(struct sacc_dev *dev)
+{
+	struct sacc_journal *j = NULL;
+	struct sacc_err e = {0};
+
+	dev->journal_err[0] = '\0';
+	if (sacc_journal_open(&j, dev->bdf, &e)) {
+		snprintf(dev->journal_err, sizeof(dev->journal_err),
+			 "no fault journal: %s (set %s to a writable "
+			 "directory)",
+			 e.msg, SACC_JOURNAL_DIR_ENV);
+		return;
+	}
+	sacc_dev_journal_attach(dev, j);
+}
+
+void sacc_dev_journal_close(struct sacc_dev *dev)
+{
+	if (dev->dma)
+		sacc_dma_ctx_set_observer(dev->dma, NULL);
+	sacc_journal_close(dev->journal);
+	dev->journal = NULL;
+}
+
+void sacc_dev_journal_reset(struct sacc_dev *dev)
+{
+	struct sacc_err e = {0};
+
+	if (dev->journal && sacc_journal_reset(dev->journal, &e))
+		note_error(dev, &e);
+}
+
+/*
+ * Where would the device fault on [a, a + len) with this access?  Spec
+ * section 6: a range running past 2^64 faults at its start with no DMA;
+ * otherwise the first page the IOMMU would refuse, at the exact address
+ * if it is the first page.  Judged against the mapping registry.
+ */
+static bool range_faults(struct sacc_dev *dev, uint64_t a, uint32_t len,
+			 bool write, uint64_t *at)
+{
+	uint32_t need = write ? 2u : 1u; /* VFIO_DMA_MAP_FLAG_WRITE / READ */
+	struct sacc_iova_lookup lk;
+	uint64_t p = a, end;
+
+	if (!len)
+		return false;
+	if (len - 1 > UINT64_MAX - a) {
+		*at = a;
+		return true;
+	}
+	end = a + (len - 1);
+	for (;;) {
+		if (sacc_dma_lookup(dev->dma, p, 0, &lk) ||
+		    lk.kind != SACC_IOVA_MAPPED || !(lk.buf.perm & need)) {
+			*at = p == a ? a : p & ~(uint64_t)(SACC_PAGE_SIZE - 1);
+			return true;
+		}
+		p = (p | (SACC_PAGE_SIZE - 1));
+		if (p >= end)
+			return false;
+		p++;
+	}
+}
+
+/*
+ * The fault record belongs to a later descriptor (several faulted before
+ * we reaped): rebuild what the device would have recorded for this one
+ * from its descriptor, still in the SQ slot, and the registry.
+ */
+static void infer_record(struct sacc_dev *dev, const struct sacc_desc *d,
+			 uint64_t *addr, uint32_t *info)
+{
+	if (range_faults(dev, d->src, d->length, false, addr)) {
+		*info = SACC_FAULT_SRC_READ;
+		return;
+	}
+	*info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
+	if (!range_faults(dev, d->dst, d->length, true, addr))
+		*addr = d->dst; /* mapped, yet refused: its target said no */
+}
+
+static uint64_t fault_addr(struct sacc_dev *dev)
+{
+	return sacc_rd(dev, SACC_REG_FAULT_ADDR) |
+	       (uint64_t)sacc_rd(dev, SACC_REG_FAULT_ADDR + 4) << 32;
+}
+
+void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
+			    uint32_t req_id, uint16_t opcode)
+{
+	const struct sacc_desc *d = &dev->sq.entries[slot];
+	struct sacc_journal_fault f = {0};
+	struct sacc_err e = {0};
+
+	if (!dev->journal)
+		return;
+	f.req_id = req_id;
+	f.opcode = opcode;
+	f.status = SACC_STS_DMA_FAULT;
+	f.length = d->length;
+	f.fault_count = sacc_rd(dev, SACC_REG_FAULT_COUNT);
+	if (sacc_rd(dev, SACC_REG_FAULT_REQ_ID) == req_id) {
+		f.addr = fault_addr(dev);
+		f.info = sacc_rd(dev, SACC_REG_FAULT_INFO);
+	} else {
+		infer_record(dev, d, &f.addr, &f.info);
+	}
+	if (sacc_journal_fault(dev->journal, &f, &e))
+		note_error(dev, &e);
+}
+
+void sacc_dev_journal_fatal(struct sacc_dev *dev)
+{
+	struct sacc_journal_fault f = {0};
+	struct sacc_err e = {0};
+	uint32_t i, n;
+
+	if (!dev->journal || !sacc_rd(dev, SACC_REG_FAULT_COUNT) ||
+	    sacc_rd(dev, SACC_REG_ERR_CODE) != SACC_ERR_DMA)
+		return;
+	f.fatal = true;
+	f.addr = fault_addr(dev);
+	f.info = sacc_rd(dev, SACC_REG_FAULT_INFO);
+	f.req_id = sacc_rd(dev, SACC_REG_FAULT_REQ_ID);
+	f.fault_count = sacc_rd(dev, SACC_REG_FAULT_COUNT);
+	/* A completion write fault names a descriptor we submitted. */
+	n = dev->track && dev->sq.size ? sacc_sq_in_flight(&dev->sq) : 0;
+	for (i = 0; f.req_id && i < n; i++) {
+		const struct sacc_track *t =
+		    &dev->track[sacc_ring_add(dev->sq.head, i, dev->sq.size)];
+
+		if (t->req_id == f.req_id) {
+			f.opcode = t->opcode;
+			break;
+		}
+	}
+	if (sacc_journal_fault(dev->journal, &f, &e))
+		note_error(dev, &e);
+}
+
+const char *sacc_dev_journal(const struct sacc_dev *dev, const char **why)
+{
+	const char *path = dev ? sacc_journal_path(dev->journal) : NULL;
+
+	if (!why)
+		return path;
+	if (!dev)
+		*why = "no device";
+	else if (!path)
+		*why = dev->journal_err[0] ? dev->journal_err
+					   : "no fault journal was opened";
+	else
+		*why = dev->journal_errors ? dev->journal_err : NULL;
+	return path;
+}
