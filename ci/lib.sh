@@ -46,7 +46,8 @@ qemu_src_version() {
 # Hash of everything that changes the QEMU binary we build.
 qemu_model_hash() {
 	(cd "$SACC_ROOT" && find qemu-model include/sacc_hw.h ci/qemu-configure \
-		-type f -print0 | LC_ALL=C sort -z | xargs -0 sha256sum) |
+		-type f ! -name '.*' ! -name '*~' ! -name '*.swp' -print0 |
+		LC_ALL=C sort -z | xargs -0 sha256sum) |
 		sha256sum | cut -c1-16
 }
 

@@ -158,7 +158,8 @@ size_t sacc_iova_alloc_count(const struct sacc_iova_alloc *a);
 
 enum sacc_dma_dir {
 	SACC_DMA_TO_DEVICE = 1,	    /* device only reads: READ only */
-	SACC_DMA_FROM_DEVICE = 2,   /* device only writes: WRITE only */
+	SACC_DMA_FROM_DEVICE = 2,   /* device only writes: WRITE only (but
+				     * Linux 5.10-6.15 intel-iommu adds R) */
 	SACC_DMA_BIDIRECTIONAL = 3, /* READ | WRITE */
 };
 

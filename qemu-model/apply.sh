@@ -120,6 +120,14 @@ put_block "$qemu/tests/qtest/meson.build" "$work/qtest" \
 # reverted in its old form and then applied in its new one.
 applied=$qemu/.sacc-patches
 mkdir -p "$applied"
+for old in "$applied"/*.patch; do
+	[ -e "$old" ] && [ ! -e "$here/patches/${old##*/}" ] || continue
+	patch -d "$qemu" -p1 -R -s -f <"$old" >/dev/null ||
+		die "cannot revert ${old##*/} (removed from patches/); start from a fresh tree"
+	rm -f "$old"
+	echo "apply.sh: reverted ${old##*/}"
+	changed=1
+done
 for p in "$here"/patches/*.patch; do
 	[ -e "$p" ] || continue
 	name=${p##*/}

@@ -5,7 +5,8 @@
  *
  * BAR0 is mapped as two separate 4 KiB mappings: the register page
  * (offset 0) and the doorbell page (offset 0x1000), so the submission
- * hot path only ever touches the doorbell mapping.
+ * path only ever touches the doorbell mapping (reaping writes
+ * CQ_HEAD in the register page once per batch).
  */
 #include <errno.h>
 #include <linux/vfio.h>
@@ -577,8 +578,10 @@ void sacc_close(struct sacc_dev *dev)
 {
 	if (!dev)
 		return;
-	/* 1. No more DMA: disable, reset, interrupts off. */
+	/* 1. No more DMA: disable, reset, interrupts off, bus master off. */
 	sacc_hw_quiesce(dev);
+	if (dev->device_fd >= 0)
+		sacc_disable_bus_master(dev);
 	/* 2. Only now unmap what the device could have written. */
 	sacc_queue_free(dev);
 	sacc_buf_free_all(dev);

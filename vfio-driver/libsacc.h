@@ -11,8 +11,9 @@
  * Errors: every call that can fail returns a negative errno and leaves a
  * message with context, readable with sacc_errmsg(dev) (or
  * sacc_errmsg(NULL) for calls without a device, and for sacc_open()).
- * libsacc never prints, never aborts and never waits on the device
- * without a bound.
+ * libsacc never prints, never aborts and never polls the device
+ * without a bound (sacc_wait() with a negative timeout sleeps on the
+ * MSI-X eventfd until an interrupt, which a fatal device error raises).
  *
  * Threads: a sacc_dev is not thread safe; use one per thread or lock
  * around it.  Different devices may be used from different threads.
@@ -163,8 +164,9 @@ struct sacc_open_opts {
  * Open the SACC function at @bdf (NULL @opts: defaults): check binding,
  * container (API version, Type1v2), group (viability, with the names of
  * the devices that spoil it), device fd, bus master, DMA context, BAR0
- * register and doorbell pages, MSI-X vector 0 on an eventfd, reset
- * (FLR), ring buffers, enable, wait for READY.  On failure nothing is
+ * register and doorbell pages, ring buffers, MSI-X vector 0 on an
+ * eventfd, CTRL.RESET (vfio-pci has already done an FLR when the device
+ * fd was opened), enable, wait for READY.  On failure nothing is
  * left open and sacc_errmsg(NULL) says why and what to do.
  */
 int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
@@ -224,7 +226,10 @@ uint32_t sacc_sq_free(const struct sacc_dev *dev);
  * Allocate @len bytes (> 0) of fresh zeroed page-granular memory shared
  * with no other buffer, and map it for the device with least privilege:
  * SACC_DMA_TO_DEVICE (device reads: source), SACC_DMA_FROM_DEVICE
- * (device writes: destination), SACC_DMA_BIDIRECTIONAL.  Guard pages of
+ * (device writes: destination), SACC_DMA_BIDIRECTIONAL.  Note that
+ * Linux 5.10-6.15's intel-iommu makes every page it maps readable, so a
+ * FROM_DEVICE buffer is readable by the device on those kernels
+ * (docs/threat-model.md).  Guard pages of
  * unmapped IOVA around it.  @name (may be NULL) names it in fault
  * reports.  -ENOMEM / -ENOSPC name the limit to raise (RLIMIT_MEMLOCK,
  * dma_entry_limit).

@@ -9,6 +9,7 @@
  * nothing the device writes into the CQ is taken on trust.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -304,6 +305,20 @@ static const char *judge(const struct sacc_cqe *c, const struct sacc_track *t,
 		snprintf(why, len, "unknown status %u", c->status);
 		return why;
 	}
+	if (c->status != SACC_STS_OK && c->result_len) {
+		snprintf(why, len, "status %u (%s) with result_len %u, not 0",
+			 c->status, sacc_status_str(c->status), c->result_len);
+		return why;
+	}
+	/* libsacc checked opcode and length: only raw descriptors may
+	 * legitimately come back as bad opcode or bad length. */
+	if (!t->raw && (c->status == SACC_STS_BAD_OPCODE ||
+			c->status == SACC_STS_BAD_LENGTH)) {
+		snprintf(why, len,
+			 "status %u (%s) for a descriptor libsacc validated",
+			 c->status, sacc_status_str(c->status));
+		return why;
+	}
 	if (c->result_len > t->len) {
 		snprintf(why, len,
 			 "result_len %u is larger than the %u bytes requested",
@@ -399,6 +414,9 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 		    read(dev->irq_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
 			dev->stats.interrupts += cnt;
 		sacc_sq_complete(&dev->sq, n);
+		/* Our reads of the entries happen before the device may reuse
+		 * their slots. */
+		atomic_thread_fence(memory_order_release);
 		sacc_wr(dev, SACC_REG_CQ_HEAD, dev->cq.head);
 		dev->stats.cq_head_writes++;
 		dev->stats.completed += n;

@@ -114,6 +114,7 @@ int sacc_cfg_read(struct sacc_dev *dev, uint32_t off, void *buf, size_t len);
 int sacc_cfg_write(struct sacc_dev *dev, uint32_t off, const void *buf,
 		   size_t len);
 int sacc_enable_bus_master(struct sacc_dev *dev);
+void sacc_disable_bus_master(struct sacc_dev *dev);
 
 /* device.c */
 int sacc_bar_map(struct sacc_dev *dev);

@@ -87,6 +87,21 @@ int sacc_enable_bus_master(struct sacc_dev *dev)
 	return 0;
 }
 
+/*
+ * Clear bus mastering: the device can then issue no DMA at all, whatever
+ * state it is in.  The last step before unmapping anything at close, in
+ * case both resets failed on a device that stopped answering.
+ */
+void sacc_disable_bus_master(struct sacc_dev *dev)
+{
+	uint16_t cmd;
+
+	if (sacc_cfg_read(dev, PCI_COMMAND, &cmd, sizeof(cmd)))
+		return;
+	cmd &= ~PCI_COMMAND_MASTER;
+	sacc_cfg_write(dev, PCI_COMMAND, &cmd, sizeof(cmd));
+}
+
 static int open_container(struct sacc_dev *dev)
 {
 	int fd, v;
