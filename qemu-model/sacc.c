@@ -184,6 +184,11 @@ static void sacc_enable(SaccState *s)
 		err = SACC_ERR_INVALID;
 	else if (s->sq_base % SACC_SQ_ALIGN || s->cq_base % SACC_CQ_ALIGN)
 		err = SACC_ERR_DMA;
+	else if (s->sq_base + (uint64_t)s->sq_size * sizeof(struct sacc_desc) - 1 <
+		     s->sq_base ||
+		 s->cq_base + (uint64_t)s->cq_size * sizeof(struct sacc_cqe) - 1 <
+		     s->cq_base)
+		err = SACC_ERR_DMA; /* a ring may not wrap past 2^64 */
 
 	if (err != SACC_ERR_NONE) {
 		s->status = (s->status & ~SACC_STATUS_READY) | SACC_STATUS_ERROR;
@@ -757,8 +762,10 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
 			 &s->msix_bar);
 	if (msix_init(pdev, SACC_MSIX_VECTORS, &s->msix_bar, SACC_BAR_MSIX,
 		      SACC_MSIX_TABLE_OFFSET, &s->msix_bar, SACC_BAR_MSIX,
-		      SACC_MSIX_PBA_OFFSET, SACC_MSIX_CAP_OFFSET, errp) < 0)
+		      SACC_MSIX_PBA_OFFSET, SACC_MSIX_CAP_OFFSET, errp) < 0) {
+		pcie_cap_exit(pdev);
 		return;
+	}
 	msix_vector_use(pdev, 0);
 
 	s->bounce = g_malloc(SACC_MAX_XFER);
