@@ -148,10 +148,9 @@ static double memcpy_mib_s(size_t size, double seconds)
 
 struct bench_cfg {
 	const char *bdf;
-	uint16_t op;
-	uint64_t size, batch, qd;
+	struct op_args a;
+	uint64_t qd;
 	bool irq, json;
-	enum sacc_doorbell doorbell;
 	double seconds;
 };
 
@@ -169,42 +168,16 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	static char bdf[SACC_BDF_MAX];
-	int ch;
+	int ch, ret;
 
 	memset(c, 0, sizeof(*c));
-	c->op = SACC_OP_MEMCPY;
-	c->size = 4096;
-	c->batch = 1;
+	c->a.op = SACC_OP_MEMCPY;
+	c->a.size = 4096;
+	c->a.batch = 1;
 	c->seconds = 2;
 	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jh", lo,
 				usage_bench)) != -1) {
 		switch (ch) {
-		case 'o':
-			if (!parse_opcode(optarg, &c->op))
-				return usage_error(
-				    usage_bench, "bench",
-				    "--op must be nop, memcpy or "
-				    "xform, not '%s'",
-				    optarg);
-			break;
-		case 's':
-			if (!parse_size(optarg, &c->size) || c->size < 1 ||
-			    c->size > SACC_MAX_XFER)
-				return usage_error(usage_bench, "bench",
-						   "--size must be 1..1M bytes "
-						   "(K and M suffixes), not "
-						   "'%s'",
-						   optarg);
-			break;
-		case 'b':
-			if (!parse_u64(optarg, &c->batch) || c->batch < 1 ||
-			    c->batch >= SACC_RING_MAX_ENTRIES)
-				return usage_error(usage_bench, "bench",
-						   "--batch must be 1..%u, not "
-						   "'%s'",
-						   SACC_RING_MAX_ENTRIES - 1,
-						   optarg);
-			break;
 		case 'q':
 			if (!parse_u64(optarg, &c->qd) || c->qd < 1 ||
 			    c->qd >= SACC_RING_MAX_ENTRIES)
@@ -212,13 +185,6 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 						   "--qd must be 1..%u, not "
 						   "'%s'",
 						   SACC_RING_MAX_ENTRIES - 1,
-						   optarg);
-			break;
-		case 'd':
-			if (!parse_doorbell(optarg, &c->doorbell))
-				return usage_error(usage_bench, "bench",
-						   "--doorbell must be mmap or "
-						   "syscall, not '%s'",
 						   optarg);
 			break;
 		case 'i':
@@ -239,29 +205,24 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 			usage_bench(stdout);
 			return -1;
 		default:
-			return EXIT_USAGE;
+			ret = parse_op_arg(ch, optarg, &c->a, "bench",
+					   usage_bench);
+			if (ret)
+				return ret < 0 ? EXIT_USAGE : ret;
 		}
 	}
-	if (optind >= argc)
-		return usage_error(usage_bench, "bench",
-				   "which device? give a PCI address "
-				   "(saccctl list shows them)");
-	if (optind + 1 < argc)
-		return usage_error(usage_bench, "bench",
-				   "unexpected argument '%s'",
-				   argv[optind + 1]);
-	if (sacc_bdf_parse(argv[optind], bdf))
-		return usage_error(usage_bench, "bench", "%s",
-				   sacc_errmsg(NULL));
+	ret = parse_bdf_operand(argc, argv, bdf, "bench", usage_bench);
+	if (ret)
+		return ret;
 	c->bdf = bdf;
 	if (!c->qd)
-		c->qd = c->batch > SACC_DEFAULT_ENTRIES - 1
-			    ? c->batch
+		c->qd = c->a.batch > SACC_DEFAULT_ENTRIES - 1
+			    ? c->a.batch
 			    : SACC_DEFAULT_ENTRIES - 1;
-	if (c->batch > c->qd)
+	if (c->a.batch > c->qd)
 		return usage_error(usage_bench, "bench",
 				   "--batch %llu is larger than --qd %llu",
-				   (unsigned long long)c->batch,
+				   (unsigned long long)c->a.batch,
 				   (unsigned long long)c->qd);
 	return 0;
 }
@@ -288,14 +249,14 @@ int cmd_bench(int argc, char **argv)
 	rc = parse_bench_args(argc, argv, &c);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	data = c.op != SACC_OP_NOP;
+	data = c.a.op != SACC_OP_NOP;
 	entries = ring_for(c.qd);
 	opts.sq_entries = entries;
-	opts.doorbell = c.doorbell;
+	opts.doorbell = c.a.doorbell;
 	if (sacc_open(c.bdf, &opts, &dev))
 		return fail("%s", sacc_errmsg(NULL));
 	rc = EXIT_FAIL;
-	ops = calloc(c.batch, sizeof(*ops));
+	ops = calloc(c.a.batch, sizeof(*ops));
 	res = calloc(entries, sizeof(*res));
 	ts = calloc(entries, sizeof(*ts));
 	h = calloc(1, sizeof(*h));
@@ -304,20 +265,20 @@ int cmd_bench(int argc, char **argv)
 		goto out;
 	}
 	if (data) {
-		if (sacc_buf_alloc(dev, c.size, SACC_DMA_TO_DEVICE, "bench src",
+		if (sacc_buf_alloc(dev, c.a.size, SACC_DMA_TO_DEVICE, "bench src",
 				   &src) ||
-		    sacc_buf_alloc(dev, c.size, SACC_DMA_FROM_DEVICE,
+		    sacc_buf_alloc(dev, c.a.size, SACC_DMA_FROM_DEVICE,
 				   "bench dst", &dst)) {
 			fail("%s", sacc_errmsg(dev));
 			goto out;
 		}
-		fill_pattern(sacc_buf_va(src), c.size, 7);
+		fill_pattern(sacc_buf_va(src), c.a.size, 7);
 	}
-	for (i = 0; i < c.batch; i++)
+	for (i = 0; i < c.a.batch; i++)
 		ops[i] = (struct sacc_op){
-		    .opcode = c.op,
+		    .opcode = c.a.op,
 		    .flags = c.irq ? SACC_OPF_IRQ : 0,
-		    .len = data ? (uint32_t)c.size : 0,
+		    .len = data ? (uint32_t)c.a.size : 0,
 		    .src = src,
 		    .dst = dst,
 		};
@@ -329,11 +290,11 @@ int cmd_bench(int argc, char **argv)
 	for (;;) {
 		bool submitting = now < end;
 
-		while (submitting && inflight + c.batch <= c.qd) {
-			for (i = 0; i < c.batch; i++)
+		while (submitting && inflight + c.a.batch <= c.qd) {
+			for (i = 0; i < c.a.batch; i++)
 				ops[i].cookie = (seq + i) % entries;
 			now = now_ns();
-			r = sacc_submit(dev, ops, (unsigned int)c.batch);
+			r = sacc_submit(dev, ops, (unsigned int)c.a.batch);
 			if (r < 0) {
 				fail("%s", sacc_errmsg(dev));
 				goto out;
@@ -342,7 +303,7 @@ int cmd_bench(int argc, char **argv)
 				ts[(seq + i) % entries] = now;
 			seq += (uint64_t)r;
 			inflight += (uint64_t)r;
-			if ((uint64_t)r < c.batch)
+			if ((uint64_t)r < c.a.batch)
 				break;
 		}
 		if (!submitting && inflight == 0)
@@ -395,11 +356,11 @@ int cmd_bench(int argc, char **argv)
 
 	secs = (double)(t1 - t0) / 1e9;
 	ops_s = (double)h->n / secs;
-	mib_s = data ? ops_s * (double)c.size / (1024.0 * 1024.0) : 0;
+	mib_s = data ? ops_s * (double)c.a.size / (1024.0 * 1024.0) : 0;
 	db_op = st.submitted ? (double)st.doorbells / (double)st.submitted : 0;
 	irq_op =
 	    st.submitted ? (double)st.interrupts / (double)st.submitted : 0;
-	mc = memcpy_mib_s(c.size, c.seconds / 4 > 0.5 ? 0.5 : c.seconds / 4);
+	mc = memcpy_mib_s(c.a.size, c.seconds / 4 > 0.5 ? 0.5 : c.seconds / 4);
 	ratio = data && mc > 0 ? mib_s / mc : 0;
 
 	if (c.json) {
@@ -414,10 +375,10 @@ int cmd_bench(int argc, char **argv)
 		       "\"max\": %llu, \"p50\": %llu, \"p90\": %llu, "
 		       "\"p99\": %llu, \"p999\": %llu}, "
 		       "\"memcpy_size\": %llu, \"memcpy_mib_per_sec\": %.1f, ",
-		       c.bdf, sacc_opcode_str(c.op),
-		       (unsigned long long)(data ? c.size : 0),
-		       (unsigned long long)c.batch, (unsigned long long)c.qd,
-		       c.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
+		       c.bdf, sacc_opcode_str(c.a.op),
+		       (unsigned long long)(data ? c.a.size : 0),
+		       (unsigned long long)c.a.batch, (unsigned long long)c.qd,
+		       c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
 		       c.irq ? "true" : "false", secs, (unsigned long long)h->n,
 		       (unsigned long long)failed, ops_s, mib_s, db_op, irq_op,
 		       h->n ? (double)h->sum / (double)h->n : 0.0,
@@ -426,20 +387,20 @@ int cmd_bench(int argc, char **argv)
 		       (unsigned long long)h_pct(h, 0.90),
 		       (unsigned long long)h_pct(h, 0.99),
 		       (unsigned long long)h_pct(h, 0.999),
-		       (unsigned long long)c.size, mc);
+		       (unsigned long long)c.a.size, mc);
 		if (data)
 			printf("\"device_vs_memcpy\": %.6f}\n", ratio);
 		else
 			printf("\"device_vs_memcpy\": null}\n");
 	} else {
 		snprintf(label, sizeof(label), "%s %s%s%s", c.bdf,
-			 sacc_opcode_str(c.op), data ? " " : "",
-			 data ? sacc_fmt_bytes(c.size, sz, sizeof(sz)) : "");
+			 sacc_opcode_str(c.a.op), data ? " " : "",
+			 data ? sacc_fmt_bytes(c.a.size, sz, sizeof(sz)) : "");
 		printf("SACC bench: %s, batch %llu, queue depth %llu, %s "
 		       "doorbell, %s, %.1f s\n\n",
-		       label, (unsigned long long)c.batch,
+		       label, (unsigned long long)c.a.batch,
 		       (unsigned long long)c.qd,
-		       c.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
+		       c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
 		       c.irq ? "interrupts" : "polling", c.seconds);
 		printf(
 		    "========================================================"
@@ -472,7 +433,7 @@ int cmd_bench(int argc, char **argv)
 		printf("doorbells per op     %.3f\n", db_op);
 		printf("interrupts per op    %.3f\n", irq_op);
 		printf("guest memcpy() %-6s %.1f MiB/s",
-		       sacc_fmt_bytes(c.size, sz, sizeof(sz)), mc);
+		       sacc_fmt_bytes(c.a.size, sz, sizeof(sz)), mc);
 		if (data)
 			printf("   (device: %.2f%% of memcpy)\n", ratio * 100);
 		else

@@ -43,10 +43,9 @@ void usage_run(FILE *f)
 
 struct run_cfg {
 	const char *bdf;
-	uint16_t op;
-	uint64_t size, count, batch;
+	struct op_args a;
+	uint64_t count;
 	bool irq, verify, json;
-	enum sacc_doorbell doorbell;
 	double timeout;
 };
 
@@ -79,34 +78,17 @@ static int parse_run_args(int argc, char **argv, struct run_cfg *c)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	static char bdf[SACC_BDF_MAX];
-	int ch;
+	int ch, ret;
 
 	memset(c, 0, sizeof(*c));
-	c->op = SACC_OP_MEMCPY;
-	c->size = 4096;
+	c->a.op = SACC_OP_MEMCPY;
+	c->a.size = 4096;
 	c->count = 1;
-	c->batch = 1;
+	c->a.batch = 1;
 	c->timeout = 10;
 	while ((ch = cmd_getopt(argc, argv, "o:s:n:b:ivd:t:jh", lo,
 				usage_run)) != -1) {
 		switch (ch) {
-		case 'o':
-			if (!parse_opcode(optarg, &c->op))
-				return usage_error(
-				    usage_run, "run",
-				    "--op must be nop, memcpy or "
-				    "xform, not '%s'",
-				    optarg);
-			break;
-		case 's':
-			if (!parse_size(optarg, &c->size) || c->size < 1 ||
-			    c->size > SACC_MAX_XFER)
-				return usage_error(usage_run, "run",
-						   "--size must be 1..1M bytes "
-						   "(K and M suffixes), not "
-						   "'%s'",
-						   optarg);
-			break;
 		case 'n':
 			if (!parse_u64(optarg, &c->count) || c->count < 1)
 				return usage_error(usage_run, "run",
@@ -114,27 +96,11 @@ static int parse_run_args(int argc, char **argv, struct run_cfg *c)
 						   ">= 1, not '%s'",
 						   optarg);
 			break;
-		case 'b':
-			if (!parse_u64(optarg, &c->batch) || c->batch < 1 ||
-			    c->batch >= SACC_RING_MAX_ENTRIES)
-				return usage_error(usage_run, "run",
-						   "--batch must be 1..%u, not "
-						   "'%s'",
-						   SACC_RING_MAX_ENTRIES - 1,
-						   optarg);
-			break;
 		case 'i':
 			c->irq = true;
 			break;
 		case 'v':
 			c->verify = true;
-			break;
-		case 'd':
-			if (!parse_doorbell(optarg, &c->doorbell))
-				return usage_error(usage_run, "run",
-						   "--doorbell must be mmap or "
-						   "syscall, not '%s'",
-						   optarg);
 			break;
 		case 't':
 			if (!parse_double(optarg, &c->timeout) ||
@@ -151,26 +117,22 @@ static int parse_run_args(int argc, char **argv, struct run_cfg *c)
 			usage_run(stdout);
 			return -1;
 		default:
-			return EXIT_USAGE;
+			ret = parse_op_arg(ch, optarg, &c->a, "run", usage_run);
+			if (ret)
+				return ret < 0 ? EXIT_USAGE : ret;
 		}
 	}
-	if (optind >= argc)
-		return usage_error(usage_run, "run",
-				   "which device? give a PCI address "
-				   "(saccctl list shows them)");
-	if (optind + 1 < argc)
-		return usage_error(usage_run, "run", "unexpected argument '%s'",
-				   argv[optind + 1]);
-	if (sacc_bdf_parse(argv[optind], bdf))
-		return usage_error(usage_run, "run", "%s", sacc_errmsg(NULL));
+	ret = parse_bdf_operand(argc, argv, bdf, "run", usage_run);
+	if (ret)
+		return ret;
 	c->bdf = bdf;
-	if (c->batch > c->count)
-		c->batch = c->count;
-	if (c->op != SACC_OP_NOP && c->batch * c->size > RUN_MAX_BYTES)
+	if (c->a.batch > c->count)
+		c->a.batch = c->count;
+	if (c->a.op != SACC_OP_NOP && c->a.batch * c->a.size > RUN_MAX_BYTES)
 		return usage_error(usage_run, "run",
 				   "--batch x --size is %llu bytes, more than "
 				   "%llu MiB: lower one of them",
-				   (unsigned long long)(c->batch * c->size),
+				   (unsigned long long)(c->a.batch * c->a.size),
 				   RUN_MAX_BYTES >> 20);
 	return 0;
 }
@@ -229,20 +191,20 @@ int cmd_run(int argc, char **argv)
 	rc = parse_run_args(argc, argv, &c);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	data = c.op != SACC_OP_NOP;
-	key = c.op == SACC_OP_XFORM ? SACC_XFORM_KEY : 0;
-	opts.sq_entries = ring_for(c.batch);
-	opts.doorbell = c.doorbell;
+	data = c.a.op != SACC_OP_NOP;
+	key = c.a.op == SACC_OP_XFORM ? SACC_XFORM_KEY : 0;
+	opts.sq_entries = ring_for(c.a.batch);
+	opts.doorbell = c.a.doorbell;
 	if (sacc_open(c.bdf, &opts, &dev))
 		return fail("%s", sacc_errmsg(NULL));
 	rc = EXIT_FAIL;
-	ops = calloc(c.batch, sizeof(*ops));
-	res = calloc(c.batch, sizeof(*res));
+	ops = calloc(c.a.batch, sizeof(*ops));
+	res = calloc(c.a.batch, sizeof(*res));
 	if (!ops || !res) {
 		fail("out of memory");
 		goto out;
 	}
-	bytes = c.batch * c.size;
+	bytes = c.a.batch * c.a.size;
 	if (data &&
 	    (sacc_buf_alloc(dev, bytes, SACC_DMA_TO_DEVICE, "run src", &src) ||
 	     sacc_buf_alloc(dev, bytes, SACC_DMA_FROM_DEVICE, "run dst",
@@ -254,31 +216,31 @@ int cmd_run(int argc, char **argv)
 	while (done < c.count) {
 		uint64_t deadline;
 
-		b = (uint32_t)(c.count - done < c.batch ? c.count - done
-							: c.batch);
+		b = (uint32_t)(c.count - done < c.a.batch ? c.count - done
+							: c.a.batch);
 		for (i = 0; i < b; i++) {
 			ops[i] = (struct sacc_op){
-			    .opcode = c.op,
+			    .opcode = c.a.op,
 			    .flags = c.irq ? SACC_OPF_IRQ : 0,
-			    .len = data ? (uint32_t)c.size : 0,
+			    .len = data ? (uint32_t)c.a.size : 0,
 			    .src = data ? src : NULL,
-			    .src_off = data ? i * c.size : 0,
+			    .src_off = data ? i * c.a.size : 0,
 			    .dst = data ? dst : NULL,
-			    .dst_off = data ? i * c.size : 0,
+			    .dst_off = data ? i * c.a.size : 0,
 			    .cookie = i,
 			};
 		}
 		if (data) {
-			fill_pattern(sacc_buf_va(src), b * c.size, ++seq);
+			fill_pattern(sacc_buf_va(src), b * c.a.size, ++seq);
 			/* Poison that cannot pass for the right answer. */
 			for (i = 0; i < b; i++) {
 				uint8_t *s =
-				    (uint8_t *)sacc_buf_va(src) + i * c.size;
+				    (uint8_t *)sacc_buf_va(src) + i * c.a.size;
 				uint8_t *d =
-				    (uint8_t *)sacc_buf_va(dst) + i * c.size;
+				    (uint8_t *)sacc_buf_va(dst) + i * c.a.size;
 				size_t j;
 
-				for (j = 0; j < c.size; j++)
+				for (j = 0; j < c.a.size; j++)
 					d[j] = (uint8_t) ~(s[j] ^ key);
 			}
 		}
@@ -298,7 +260,7 @@ int cmd_run(int argc, char **argv)
 		for (i = 0; i < b; i++) {
 			const struct sacc_result *x = &res[i];
 			uint64_t n = done + x->cookie;
-			uint32_t want = data ? (uint32_t)c.size : 0;
+			uint32_t want = data ? (uint32_t)c.a.size : 0;
 
 			if (x->status != SACC_STS_OK || x->result_len != want) {
 				if (failed < 10)
@@ -318,10 +280,10 @@ int cmd_run(int argc, char **argv)
 				continue;
 			{
 				const uint8_t *s = (uint8_t *)sacc_buf_va(src) +
-						   x->cookie * c.size;
+						   x->cookie * c.a.size;
 				const uint8_t *d = (uint8_t *)sacc_buf_va(dst) +
-						   x->cookie * c.size;
-				long at = first_diff(s, d, c.size, key);
+						   x->cookie * c.a.size;
+				long at = first_diff(s, d, c.a.size, key);
 
 				if (at < 0) {
 					verified++;
@@ -353,10 +315,10 @@ int cmd_run(int argc, char **argv)
 		    "\"interrupts\": %llu, \"device_errors\": %llu, "
 		    "\"status\": {\"ok\": %llu, \"bad_opcode\": %llu, "
 		    "\"dma_fault\": %llu, \"bad_length\": %llu}}\n",
-		    c.bdf, sacc_opcode_str(c.op),
-		    (unsigned long long)(data ? c.size : 0),
-		    (unsigned long long)c.count, (unsigned long long)c.batch,
-		    c.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
+		    c.bdf, sacc_opcode_str(c.a.op),
+		    (unsigned long long)(data ? c.a.size : 0),
+		    (unsigned long long)c.count, (unsigned long long)c.a.batch,
+		    c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
 		    c.irq ? "true" : "false", c.verify ? "true" : "false",
 		    (unsigned long long)ok, (unsigned long long)failed,
 		    (unsigned long long)verified,
@@ -371,10 +333,10 @@ int cmd_run(int argc, char **argv)
 		    (unsigned long long)st.by_status[3]);
 	} else {
 		printf("%s: %s%s%s x %llu, batch %llu, %s doorbell, %s\n",
-		       c.bdf, sacc_opcode_str(c.op), data ? " " : "",
-		       data ? sacc_fmt_bytes(c.size, sz, sizeof(sz)) : "",
-		       (unsigned long long)c.count, (unsigned long long)c.batch,
-		       c.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
+		       c.bdf, sacc_opcode_str(c.a.op), data ? " " : "",
+		       data ? sacc_fmt_bytes(c.a.size, sz, sizeof(sz)) : "",
+		       (unsigned long long)c.count, (unsigned long long)c.a.batch,
+		       c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
 		       c.irq ? "interrupts" : "polling");
 		printf("  %llu ok, %llu failed", (unsigned long long)ok,
 		       (unsigned long long)failed);

@@ -70,6 +70,24 @@ bool parse_double(const char *s, double *out);
 bool parse_opcode(const char *s, uint16_t *op);
 bool parse_doorbell(const char *s, enum sacc_doorbell *db);
 
+/* What run and bench both take: --op, --size, --batch, --doorbell. */
+struct op_args {
+	uint16_t op;
+	uint64_t size, batch;
+	enum sacc_doorbell doorbell;
+};
+
+/*
+ * Handle option @ch of @cmd if it is one of struct op_args's: 0 if it
+ * was and is valid, usage_error()'s 2 if invalid, -1 if not one of them.
+ */
+int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
+		 void (*usage)(FILE *f));
+
+/* The one BDF operand after the options: 0, or usage_error()'s 2. */
+int parse_bdf_operand(int argc, char **argv, char bdf[SACC_BDF_MAX],
+		      const char *cmd, void (*usage)(FILE *f));
+
 /* Print @s as a JSON string (quotes and escapes). */
 void json_str(FILE *f, const char *s);
 

@@ -220,3 +220,55 @@ uint32_t ring_for(uint64_t inflight)
 		n <<= 1;
 	return n;
 }
+
+int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
+		 void (*usage)(FILE *f))
+{
+	switch (ch) {
+	case 'o':
+		if (!parse_opcode(arg, &a->op))
+			return usage_error(usage, cmd,
+					   "--op must be nop, memcpy or xform, "
+					   "not '%s'",
+					   arg);
+		return 0;
+	case 's':
+		if (!parse_size(arg, &a->size) || a->size < 1 ||
+		    a->size > SACC_MAX_XFER)
+			return usage_error(usage, cmd,
+					   "--size must be 1..1M bytes (K and M "
+					   "suffixes), not '%s'",
+					   arg);
+		return 0;
+	case 'b':
+		if (!parse_u64(arg, &a->batch) || a->batch < 1 ||
+		    a->batch >= SACC_RING_MAX_ENTRIES)
+			return usage_error(usage, cmd,
+					   "--batch must be 1..%u, not '%s'",
+					   SACC_RING_MAX_ENTRIES - 1, arg);
+		return 0;
+	case 'd':
+		if (!parse_doorbell(arg, &a->doorbell))
+			return usage_error(usage, cmd,
+					   "--doorbell must be mmap or syscall, "
+					   "not '%s'",
+					   arg);
+		return 0;
+	}
+	return -1;
+}
+
+int parse_bdf_operand(int argc, char **argv, char bdf[SACC_BDF_MAX],
+		      const char *cmd, void (*usage)(FILE *f))
+{
+	if (optind >= argc)
+		return usage_error(usage, cmd,
+				   "which device? give a PCI address "
+				   "(saccctl list shows them)");
+	if (optind + 1 < argc)
+		return usage_error(usage, cmd, "unexpected argument '%s'",
+				   argv[optind + 1]);
+	if (sacc_bdf_parse(argv[optind], bdf))
+		return usage_error(usage, cmd, "%s", sacc_errmsg(NULL));
+	return 0;
+}
