@@ -282,14 +282,6 @@ void sacc_irq_disable(struct sacc_dev *dev)
 
 /* ---- reset and init ---- */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static void short_sleep(unsigned int iter)
 {
 	struct timespec ts = {0, iter < 10 ? 1000 : 100000};
@@ -321,10 +313,10 @@ int sacc_hw_reset(struct sacc_dev *dev, bool flr)
 	}
 	if (!done) {
 		sacc_wr(dev, SACC_REG_CTRL, SACC_CTRL_RESET);
-		deadline = now_ns() + SACC_READY_TIMEOUT_MS * 1000000ull;
+		deadline = sacc_monotonic_ns() + SACC_READY_TIMEOUT_MS * 1000000ull;
 		for (i = 0; sacc_rd(dev, SACC_REG_CTRL) & SACC_CTRL_RESET;
 		     i++) {
-			if (now_ns() > deadline)
+			if (sacc_monotonic_ns() > deadline)
 				return sacc_seterr(dev, ETIMEDOUT,
 						   "%s: CTRL.RESET did not "
 						   "clear within %d ms",
@@ -432,7 +424,7 @@ int sacc_hw_init(struct sacc_dev *dev)
 				   dev->bdf);
 
 	sacc_wr(dev, SACC_REG_CTRL, SACC_CTRL_ENABLE);
-	deadline = now_ns() + SACC_READY_TIMEOUT_MS * 1000000ull;
+	deadline = sacc_monotonic_ns() + SACC_READY_TIMEOUT_MS * 1000000ull;
 	for (i = 0;; i++) {
 		st = sacc_rd(dev, SACC_REG_STATUS);
 		if (st & SACC_STATUS_ERROR) {
@@ -449,7 +441,7 @@ int sacc_hw_init(struct sacc_dev *dev)
 		}
 		if (st & SACC_STATUS_READY)
 			break;
-		if (now_ns() > deadline)
+		if (sacc_monotonic_ns() > deadline)
 			return sacc_seterr(dev, ETIMEDOUT,
 					   "%s: not READY %d ms after enable "
 					   "(STATUS 0x%x)",

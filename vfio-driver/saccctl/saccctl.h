@@ -91,7 +91,11 @@ int parse_bdf_operand(int argc, char **argv, char bdf[SACC_BDF_MAX],
 /* Print @s as a JSON string (quotes and escapes). */
 void json_str(FILE *f, const char *s);
 
-uint64_t now_ns(void);
+/* CLOCK_MONOTONIC in ns (iommu/'s clock, so journal times agree). */
+static inline uint64_t now_ns(void)
+{
+	return sacc_monotonic_ns();
+}
 
 /* SQ entries (power of two, >= 256) that allow @inflight in flight. */
 uint32_t ring_for(uint64_t inflight);
