@@ -402,6 +402,18 @@ int sacc_group_viable(int group, const char *self, char *why, size_t len)
 	return bad ? 0 : 1;
 }
 
+/* The error for a failed sysfs write of @path (@ret is -errno). */
+static int sysfs_write_error(const char *path, int ret)
+{
+	if (ret == -EACCES || ret == -EPERM)
+		return sacc_seterr(NULL, -ret,
+				   "permission denied writing %s: run saccctl "
+				   "as root",
+				   path);
+	return sacc_seterr(NULL, -ret, "writing %s failed: %s", path,
+			   strerror(-ret));
+}
+
 int sacc_pci_bind_vfio(const char *bdf_in)
 {
 	char bdf[SACC_BDF_MAX], path[PATH_MAX], drv[64];
@@ -462,13 +474,7 @@ int sacc_pci_bind_vfio(const char *bdf_in)
 				   bdf, drv[0] ? drv : "none");
 	return 0;
 werr:
-	if (ret == -EACCES || ret == -EPERM)
-		return sacc_seterr(NULL, -ret,
-				   "permission denied writing %s: run saccctl "
-				   "as root",
-				   path);
-	return sacc_seterr(NULL, -ret, "writing %s failed: %s", path,
-			   strerror(-ret));
+	return sysfs_write_error(path, ret);
 }
 
 int sacc_pci_unbind(const char *bdf_in)
@@ -494,11 +500,5 @@ int sacc_pci_unbind(const char *bdf_in)
 	}
 	return 0;
 werr:
-	if (ret == -EACCES || ret == -EPERM)
-		return sacc_seterr(NULL, -ret,
-				   "permission denied writing %s: run saccctl "
-				   "as root",
-				   path);
-	return sacc_seterr(NULL, -ret, "writing %s failed: %s", path,
-			   strerror(-ret));
+	return sysfs_write_error(path, ret);
 }
