@@ -113,36 +113,33 @@ static unsigned int octave(uint32_t len)
 	return k;
 }
 
-/* VmLck of this process in KiB (what VFIO type1 charges for pinning). */
-static long vmlck_kb(void)
+/* A "Vm...: N kB" field of /proc/self/status in KiB, or -1. */
+static long status_kb(const char *field)
 {
-	char line[256];
+	char line[256], fmt[64];
 	long kb = -1;
 	FILE *f = fopen("/proc/self/status", "re");
 
 	if (!f)
 		return -1;
+	snprintf(fmt, sizeof(fmt), "%s: %%ld kB", field);
 	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmLck: %ld kB", &kb) == 1)
+		if (sscanf(line, fmt, &kb) == 1)
 			break;
 	fclose(f);
 	return kb;
 }
 
-/* VmSize of this process in KiB (leaked buffer memory shows here). */
+/* VmLck: what VFIO type1 charges for pinning. */
+static long vmlck_kb(void)
+{
+	return status_kb("VmLck");
+}
+
+/* VmSize: leaked buffer memory shows here. */
 static long vmsize_kb(void)
 {
-	char line[256];
-	long kb = -1;
-	FILE *f = fopen("/proc/self/status", "re");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "VmSize: %ld kB", &kb) == 1)
-			break;
-	fclose(f);
-	return kb;
+	return status_kb("VmSize");
 }
 
 static bool contains(const char *hay, const char *needle)
