@@ -16,9 +16,9 @@ SACC_BUILD=${SACC_BUILD:-$SACC_ROOT/build}
 # Packages the pipeline needs, host and guest side.
 SACC_PACKAGES=(
 	dpkg-dev ccache ninja-build meson pkg-config gcc
-	libglib2.0-dev libpixman-1-dev zlib1g-dev flex bison python3-venv
+	libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev flex bison python3-venv
 	check libsubunit-dev
-	busybox-static cpio gzip kmod
+	busybox-static cpio gzip xz-utils zstd kmod
 	seabios ipxe-qemu qemu-system-data
 )
 
