@@ -4,12 +4,8 @@
  * IOVA allocation with guard pages, least-privilege permissions,
  * pinned-memory accounting and a mapping registry for fault attribution.
  *
- * Error convention: every function that can fail returns 0 (or a
- * non-negative count where documented) on success and a negative errno
- * on failure.  Functions take a `struct sacc_err *err` (may be NULL);
- * on failure err->code holds the negative errno and err->msg a one-line
- * human message with context (no trailing newline).  On success err is
- * left untouched.  The library never prints and never aborts.
+ * Errors follow base/sacc_base.h: a negative errno, and the message in
+ * the caller's `struct sacc_err *err` (may be NULL).
  *
  * Layers, lowest first:
  *   sacc_iommu_parse_info()  pure parser of a VFIO_IOMMU_GET_INFO buffer
@@ -31,28 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- errors ---- */
-
-struct sacc_err {
-	int code;      /* negative errno of the failure */
-	char msg[256]; /* human message, NUL terminated */
-};
-
-/*
- * Fill @err (if not NULL) with -abs(@errnum) and a printf-style message.
- * Returns -abs(@errnum), so `return sacc_err_set(err, ENOMEM, ...);`.
- */
-int sacc_err_set(struct sacc_err *err, int errnum, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-
-/* "64 KiB", "1.9 MiB", "2 MiB", "512 B" into @buf.  Returns @buf. */
-char *sacc_fmt_bytes(uint64_t bytes, char *buf, size_t len);
-
-/* "850 ns", "12.3 us", "3.1 ms", "2.50 s" into @buf.  Returns @buf. */
-char *sacc_fmt_ns(uint64_t ns, char *buf, size_t len);
-
-/* CLOCK_MONOTONIC in nanoseconds (the registry's time base). */
-uint64_t sacc_monotonic_ns(void);
+#include "sacc_base.h" /* struct sacc_err, formatting, clock */
 
 /* ---- VFIO_IOMMU_GET_INFO ---- */
 

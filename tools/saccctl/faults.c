@@ -72,7 +72,7 @@ void usage_faults(FILE *f)
 	    "  ci/vm --trace 'vtd_*' --trace-file trace.log -- sh -c \\\n"
 	    "      'saccctl inject --all >/dev/null; saccctl faults --dump' "
 	    ">guest.log\n"
-	    "  build/vfio-driver/saccctl faults --input guest.log --trace "
+	    "  build/tools/saccctl/saccctl faults --input guest.log --trace "
 	    "trace.log\n\n"
 	    "Exit status: 0, 1 if an input cannot be read, 2 for bad "
 	    "arguments.\n",

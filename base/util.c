@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "sacc_iommu.h"
+#include "sacc_base.h"
 
 int sacc_err_set(struct sacc_err *err, int errnum, const char *fmt, ...)
 {
