@@ -22,7 +22,9 @@ SACC_PACKAGES=(
 	seabios ipxe-qemu qemu-system-data
 )
 
-# Kernel modules for vfio-pci, in load order.
+# Kernel modules for vfio-pci, in load order. The one list: ci/setup
+# extracts these, ci/vm writes them to the guest's load order file, which
+# ci/guest-init reads.
 SACC_MODULES=(irqbypass vfio vfio_iommu_type1 vfio_virqfd vfio-pci-core vfio-pci)
 
 # Firmware search path: SeaBIOS, QEMU's option ROMs, iPXE (all from Debian).
@@ -70,6 +72,27 @@ kernel_dir() {
 	[ -n "$pkg" ] || return 1
 	ver=$(apt-cache policy "$pkg" | awk '/Candidate:/ {print $2}')
 	echo "$SACC_CACHE/kernel/${pkg}_${ver}"
+}
+
+# filtered LOG REGEX COMMAND...: run COMMAND with its whole output in LOG,
+# show only the lines matching REGEX (indented), and return COMMAND's own
+# exit status. A pipeline into grep would fail under `set -o pipefail`
+# whenever nothing matched, and end a `set -e` script before any fallback
+# after it could run.
+filtered() {
+	local logf=$1 re=$2 rc=0
+	shift 2
+	"$@" >"$logf" 2>&1 || rc=$?
+	grep -E "$re" "$logf" | sed 's/^/    /' >&2 || true
+	return $rc
+}
+
+# After ci/setup: hand ci/vm what setup made, so each boot does not run
+# setup again (ci/vm honours SACC_QEMU and SACC_KERNEL_DIR).
+export_setup() {
+	SACC_QEMU=$(qemu_dir)/qemu-system-x86_64
+	SACC_KERNEL_DIR=$(kernel_dir)
+	export SACC_QEMU SACC_KERNEL_DIR
 }
 
 # Print ninja's "[n/total]" lines at most every 10 seconds, so a 5 minute
