@@ -541,7 +541,10 @@ static void dirty_everything(struct vdev *d, struct dbuf *src)
  * for the next window if needed); the account lives in shared memory so
  * it survives Check's forks.  SACC_SPEC_DEBUG=1 shows the bookings.  */
 
-#define DMAR_WINDOW 5.6 /* s: the kernel's 5 s plus slack */
+/* The kernel's window opens at its first message, which comes a little
+ * after our booking: on a loaded host (ci/test runs two TCG guests side
+ * by side) that lag passed 0.6 s once, so the slack is 1.5 s. */
+#define DMAR_WINDOW 6.5 /* s: the kernel's 5 s plus slack */
 #define DMAR_BURST  10
 #define DMAR_COST   3 /* ratelimit tokens per fault */
 
@@ -2357,7 +2360,11 @@ static Suite *spec_suite(void)
 	tcase_add_test(t, test_doorbell_values);
 	tcase_add_test(t, test_huge_batch_responsive);
 
+	/* Tagged "dmar": they wait out the kernel's DMAR ratelimit windows,
+	 * so ci/test runs them in a boot of their own
+	 * (CK_INCLUDE_TAGS=dmar / CK_EXCLUDE_TAGS=dmar). */
 	t = tc(s, "dma-faults");
+	tcase_set_tags(t, "dmar");
 	tcase_add_test(t, test_fault_dst_unmapped);
 	tcase_add_test(t, test_fault_src_unmapped);
 	tcase_add_test(t, test_fault_dst_readonly);
@@ -2369,6 +2376,7 @@ static Suite *spec_suite(void)
 	tcase_add_test(t, test_fault_own_bar);
 
 	t = tc(s, "ring-faults");
+	tcase_set_tags(t, "dmar");
 	tcase_add_test(t, test_ring_fault_sq_unmapped);
 	tcase_add_test(t, test_ring_fault_cq_readonly);
 	tcase_add_test(t, test_ring_fault_sq_midring);
