@@ -26,6 +26,12 @@
  *  - Nothing the guest writes may stop QEMU: no hw_error, abort or assert
  *    on guest-controlled values; errors go to LOG_GUEST_ERROR, a trace
  *    event and ERR_CODE.
+ *  - The guest-visible registers live in one struct (SaccRegs) and are
+ *    reset in one place, sacc_regs_reset().
+ *  - The device keeps its own ring indices and phase (SaccDevRing,
+ *    sacc_dev_ring_*()).  They implement the device's half of the ring
+ *    rules in docs/spec.md and share no code with the driver's rings/
+ *    library, which QEMU does not link.
  */
 
 #include "qemu/osdep.h"
@@ -53,18 +59,13 @@ OBJECT_DECLARE_SIMPLE_TYPE(SaccState, SACC)
 #define SACC_BH_MAX_DESCS 64
 #define SACC_BH_MAX_BYTES (4 * SACC_MAX_XFER)
 
-struct SaccState {
-    PCIDevice parent_obj;
-
-    MemoryRegion bar0; /* container: page 0 regs, page 1 doorbell */
-    MemoryRegion regs;
-    MemoryRegion doorbell;
-    MemoryRegion msix_bar;
-    QEMUBH *bh;
-    uint8_t *bounce; /* SACC_MAX_XFER bytes, src is staged here */
-    uint32_t epoch;  /* bumped by reset/disable: abandons work */
-
-    /* Guest-visible registers (MAGIC and VERSION are constants) */
+/*
+ * The guest-visible registers of BAR0 page 0 that hold state.  MAGIC and
+ * VERSION are constants; CQ_HEAD, IRQ_ACK and the doorbell are
+ * write-only and act on SaccDevRing or irq_status.  All of them return
+ * to their power-on value in sacc_regs_reset().
+ */
+typedef struct SaccRegs {
     uint32_t ctrl;
     uint32_t status;
     uint64_t sq_base;
@@ -78,13 +79,35 @@ struct SaccState {
     uint32_t fault_info;
     uint32_t fault_req_id;
     uint32_t fault_count;
+} SaccRegs;
 
-    /* Ring state, meaningful only while STATUS.READY */
-    uint32_t sq_head;
-    uint32_t sq_tail;
-    uint32_t cq_head;
-    uint32_t cq_tail;
-    uint16_t phase;
+/*
+ * The device's ring indices and phase, meaningful only while
+ * STATUS.READY.  This is the device's own copy of the ring rules of
+ * docs/spec.md (the driver's is rings/sacc_ring.h, which QEMU does not
+ * link); only the sacc_dev_ring_*() helpers below move these indices.
+ */
+typedef struct SaccDevRing {
+    uint32_t sq_head; /* next descriptor to fetch */
+    uint32_t sq_tail; /* last doorbell value */
+    uint32_t cq_head; /* last CQ_HEAD value */
+    uint32_t cq_tail; /* next completion slot to write */
+    uint16_t phase;   /* phase bit of the current CQ lap */
+} SaccDevRing;
+
+struct SaccState {
+    PCIDevice parent_obj;
+
+    MemoryRegion bar0; /* container: page 0 regs, page 1 doorbell */
+    MemoryRegion regs_mr;
+    MemoryRegion doorbell_mr;
+    MemoryRegion msix_bar;
+    QEMUBH *bh;
+    uint8_t *bounce; /* SACC_MAX_XFER bytes, src is staged here */
+    uint32_t epoch;  /* bumped by reset/disable: abandons work */
+
+    SaccRegs regs;
+    SaccDevRing ring;
 };
 
 typedef enum {
@@ -94,6 +117,68 @@ typedef enum {
 } SaccDmaResult;
 
 /*
+ * Device-side ring helpers.  Sizes are checked at enable and the size
+ * registers are locked while CTRL.ENABLE is set, so while STATUS.READY
+ * both sizes are powers of two in [SACC_RING_MIN_ENTRIES,
+ * SACC_RING_MAX_ENTRIES].
+ */
+static bool sacc_dev_ring_size_valid(uint32_t n)
+{
+    return is_power_of_2(n) && n >= SACC_RING_MIN_ENTRIES &&
+           n <= SACC_RING_MAX_ENTRIES;
+}
+
+/* True if a ring of @entries at @base would run past 2^64. */
+static bool sacc_dev_ring_wraps(uint64_t base, uint32_t entries,
+                                size_t entry_size)
+{
+    return base + (uint64_t)entries * entry_size - 1 < base;
+}
+
+/* All indices 0; @phase is 1 when starting a ring, 0 when stopping. */
+static void sacc_dev_ring_reset(SaccDevRing *ring, uint16_t phase)
+{
+    ring->sq_head = 0;
+    ring->sq_tail = 0;
+    ring->cq_head = 0;
+    ring->cq_tail = 0;
+    ring->phase = phase;
+}
+
+static bool sacc_dev_ring_sq_empty(const SaccDevRing *ring)
+{
+    return ring->sq_head == ring->sq_tail;
+}
+
+/* NVMe rule: one CQ slot stays free, so a full ring never looks empty. */
+static bool sacc_dev_ring_cq_full(const SaccDevRing *ring, uint32_t cq_size)
+{
+    return (ring->cq_tail + 1) % cq_size == ring->cq_head;
+}
+
+static void sacc_dev_ring_sq_advance(SaccDevRing *ring, uint32_t sq_size)
+{
+    ring->sq_head = (ring->sq_head + 1) % sq_size;
+}
+
+/* The phase flips each time the CQ tail wraps. */
+static void sacc_dev_ring_cq_advance(SaccDevRing *ring, uint32_t cq_size)
+{
+    if (++ring->cq_tail == cq_size) {
+        ring->cq_tail = 0;
+        ring->phase ^= 1;
+    }
+}
+
+/* Every register to its power-on value: the one place that does this. */
+static void sacc_regs_reset(SaccRegs *regs)
+{
+    *regs = (SaccRegs) {
+        .err_code = SACC_ERR_NONE,
+    };
+}
+
+/*
  * Report something the guest did wrong.  @err (if not SACC_ERR_NONE)
  * becomes ERR_CODE.  Never fatal to QEMU.
  */
@@ -101,12 +186,12 @@ static void sacc_guest_error(SaccState *s, uint32_t err, const char *what,
                              uint64_t a, uint64_t b)
 {
     if (err != SACC_ERR_NONE) {
-        s->err_code = err;
+        s->regs.err_code = err;
     }
     qemu_log_mask(LOG_GUEST_ERROR,
                   "sacc: %s (0x%" PRIx64 ", 0x%" PRIx64 ") err_code %u\n",
-                  what, a, b, s->err_code);
-    trace_sacc_guest_error(what, a, b, s->err_code);
+                  what, a, b, s->regs.err_code);
+    trace_sacc_guest_error(what, a, b, s->regs.err_code);
 }
 
 static void sacc_raise_irq(SaccState *s, uint32_t bits)
@@ -114,8 +199,8 @@ static void sacc_raise_irq(SaccState *s, uint32_t bits)
     PCIDevice *pdev = PCI_DEVICE(s);
     bool msix = msix_enabled(pdev);
 
-    s->irq_status |= bits;
-    trace_sacc_irq(bits, s->irq_status, msix);
+    s->regs.irq_status |= bits;
+    trace_sacc_irq(bits, s->regs.irq_status, msix);
     /* msix_notify() sets the pending bit instead if the vector is masked */
     if (msix) {
         msix_notify(pdev, 0);
@@ -126,11 +211,11 @@ static void sacc_record_fault(SaccState *s, uint32_t info, uint64_t addr,
                               uint32_t req_id)
 {
     trace_sacc_dma_fault(info, addr, req_id);
-    s->fault_addr = addr;
-    s->fault_info = info;
-    s->fault_req_id = req_id;
-    if (s->fault_count != UINT32_MAX) {
-        s->fault_count++;
+    s->regs.fault_addr = addr;
+    s->regs.fault_info = info;
+    s->regs.fault_req_id = req_id;
+    if (s->regs.fault_count != UINT32_MAX) {
+        s->regs.fault_count++;
     }
 }
 
@@ -143,8 +228,9 @@ static void sacc_ring_fatal(SaccState *s, uint32_t info, uint64_t addr,
     qemu_log_mask(LOG_GUEST_ERROR,
                   "sacc: fatal ring DMA fault, access %u at 0x%" PRIx64 "\n",
                   info, addr);
-    s->status = (s->status & ~SACC_STATUS_READY) | SACC_STATUS_ERROR;
-    s->err_code = SACC_ERR_DMA;
+    s->regs.status = (s->regs.status & ~SACC_STATUS_READY) |
+                     SACC_STATUS_ERROR;
+    s->regs.err_code = SACC_ERR_DMA;
     sacc_raise_irq(s, SACC_IRQ_FATAL);
 }
 
@@ -154,57 +240,38 @@ static void sacc_reset(SaccState *s, const char *why)
     trace_sacc_reset(why);
     qemu_bh_cancel(s->bh);
     s->epoch++;
-    s->ctrl = 0;
-    s->status = 0;
-    s->sq_base = 0;
-    s->sq_size = 0;
-    s->cq_base = 0;
-    s->cq_size = 0;
-    s->irq_status = 0;
-    s->err_code = SACC_ERR_NONE;
-    s->scratch = 0;
-    s->fault_addr = 0;
-    s->fault_info = 0;
-    s->fault_req_id = 0;
-    s->fault_count = 0;
-    s->sq_head = s->sq_tail = s->cq_head = s->cq_tail = 0;
-    s->phase = 0;
-}
-
-static bool sacc_ring_size_valid(uint32_t n)
-{
-    return is_power_of_2(n) && n >= SACC_RING_MIN_ENTRIES &&
-           n <= SACC_RING_MAX_ENTRIES;
+    sacc_regs_reset(&s->regs);
+    sacc_dev_ring_reset(&s->ring, 0);
 }
 
 /* CTRL.ENABLE 0 -> 1: validate the ring registers and go READY. */
 static void sacc_enable(SaccState *s)
 {
+    SaccRegs *r = &s->regs;
     uint32_t err = SACC_ERR_NONE;
 
-    if (!sacc_ring_size_valid(s->sq_size) ||
-        !sacc_ring_size_valid(s->cq_size)) {
+    if (!sacc_dev_ring_size_valid(r->sq_size) ||
+        !sacc_dev_ring_size_valid(r->cq_size)) {
         err = SACC_ERR_INVALID;
-    } else if (s->sq_base % SACC_SQ_ALIGN || s->cq_base % SACC_CQ_ALIGN) {
+    } else if (r->sq_base % SACC_SQ_ALIGN || r->cq_base % SACC_CQ_ALIGN) {
         err = SACC_ERR_DMA;
-    } else if (s->sq_base + (uint64_t)s->sq_size * sizeof(struct sacc_desc) -
-               1 < s->sq_base ||
-               s->cq_base + (uint64_t)s->cq_size * sizeof(struct sacc_cqe) -
-               1 < s->cq_base) {
-        err = SACC_ERR_DMA; /* a ring may not wrap past 2^64 */
+    } else if (sacc_dev_ring_wraps(r->sq_base, r->sq_size,
+                                   sizeof(struct sacc_desc)) ||
+               sacc_dev_ring_wraps(r->cq_base, r->cq_size,
+                                   sizeof(struct sacc_cqe))) {
+        err = SACC_ERR_DMA;
     }
 
     if (err != SACC_ERR_NONE) {
-        s->status = (s->status & ~SACC_STATUS_READY) | SACC_STATUS_ERROR;
+        r->status = (r->status & ~SACC_STATUS_READY) | SACC_STATUS_ERROR;
         sacc_guest_error(s, err, "enable with invalid rings",
-                         s->sq_size, s->cq_size);
+                         r->sq_size, r->cq_size);
         return;
     }
-    trace_sacc_enable(s->sq_base, s->sq_size, s->cq_base, s->cq_size);
-    s->sq_head = s->sq_tail = s->cq_head = s->cq_tail = 0;
-    s->phase = 1;
+    trace_sacc_enable(r->sq_base, r->sq_size, r->cq_base, r->cq_size);
+    sacc_dev_ring_reset(&s->ring, 1);
     /* A successful enable also clears an earlier ERROR (ERR_CODE stays). */
-    s->status = SACC_STATUS_READY;
+    r->status = SACC_STATUS_READY;
 }
 
 /* CTRL.ENABLE 1 -> 0: stop and drop ring state; STATUS.ERROR is kept. */
@@ -213,9 +280,8 @@ static void sacc_disable(SaccState *s)
     trace_sacc_disable();
     qemu_bh_cancel(s->bh);
     s->epoch++;
-    s->status &= ~SACC_STATUS_READY;
-    s->sq_head = s->sq_tail = s->cq_head = s->cq_tail = 0;
-    s->phase = 0;
+    s->regs.status &= ~SACC_STATUS_READY;
+    sacc_dev_ring_reset(&s->ring, 0);
 }
 
 /*
@@ -351,14 +417,15 @@ static bool sacc_execute(SaccState *s, const struct sacc_desc *d,
 static bool sacc_post_cqe(SaccState *s, uint32_t epoch, uint32_t req_id,
                           uint16_t status, uint32_t result_len)
 {
-    uint64_t addr = s->cq_base + (uint64_t)s->cq_tail * sizeof(struct sacc_cqe);
+    uint64_t addr = s->regs.cq_base +
+                    (uint64_t)s->ring.cq_tail * sizeof(struct sacc_cqe);
     struct sacc_cqe cqe = {
         .req_id = cpu_to_le32(req_id),
         .result_len = cpu_to_le32(result_len),
         .reserved = 0,
         .status = cpu_to_le16(status),
     };
-    uint16_t phase = cpu_to_le16(s->phase);
+    uint16_t phase = cpu_to_le16(s->ring.phase);
     const uint32_t info = SACC_FAULT_CQ_WRITE | SACC_FAULT_IS_WRITE;
     MemTxResult r;
 
@@ -381,11 +448,9 @@ static bool sacc_post_cqe(SaccState *s, uint32_t epoch, uint32_t req_id,
         return false;
     }
 
-    trace_sacc_cqe_post(s->cq_tail, req_id, status, result_len, s->phase);
-    if (++s->cq_tail == s->cq_size) {
-        s->cq_tail = 0;
-        s->phase ^= 1;
-    }
+    trace_sacc_cqe_post(s->ring.cq_tail, req_id, status, result_len,
+                        s->ring.phase);
+    sacc_dev_ring_cq_advance(&s->ring, s->regs.cq_size);
     return true;
 }
 
@@ -398,17 +463,17 @@ static void sacc_process(void *opaque)
     uint64_t bytes = 0;
 
     /* The epoch check catches a reset caused by our own DMA or MSI. */
-    while (s->epoch == epoch && (s->status & SACC_STATUS_READY) &&
-           s->sq_head != s->sq_tail) {
+    while (s->epoch == epoch && (s->regs.status & SACC_STATUS_READY) &&
+           !sacc_dev_ring_sq_empty(&s->ring)) {
         struct sacc_desc d;
         uint64_t addr;
         uint32_t result_len;
         uint16_t status;
         MemTxResult r;
 
-        /* NVMe rule: one slot stays free; CQ_HEAD will reschedule us. */
-        if ((s->cq_tail + 1) % s->cq_size == s->cq_head) {
-            trace_sacc_cq_full(s->cq_tail, s->cq_head);
+        /* CQ full (one slot stays free); CQ_HEAD will reschedule us. */
+        if (sacc_dev_ring_cq_full(&s->ring, s->regs.cq_size)) {
+            trace_sacc_cq_full(s->ring.cq_tail, s->ring.cq_head);
             return;
         }
         if (descs >= SACC_BH_MAX_DESCS || bytes >= SACC_BH_MAX_BYTES) {
@@ -417,7 +482,7 @@ static void sacc_process(void *opaque)
             return;
         }
 
-        addr = s->sq_base + (uint64_t)s->sq_head * sizeof(d);
+        addr = s->regs.sq_base + (uint64_t)s->ring.sq_head * sizeof(d);
         r = sacc_dma_rw(s, addr, &d, sizeof(d), DMA_DIRECTION_TO_DEVICE);
         if (s->epoch != epoch) {
             return;
@@ -432,9 +497,9 @@ static void sacc_process(void *opaque)
         d.opcode = le16_to_cpu(d.opcode);
         d.flags = le16_to_cpu(d.flags);
         d.req_id = le32_to_cpu(d.req_id);
-        trace_sacc_desc_fetch(s->sq_head, d.opcode, d.req_id, d.src,
+        trace_sacc_desc_fetch(s->ring.sq_head, d.opcode, d.req_id, d.src,
                               d.dst, d.length);
-        s->sq_head = (s->sq_head + 1) % s->sq_size;
+        sacc_dev_ring_sq_advance(&s->ring, s->regs.sq_size);
 
         if (!sacc_execute(s, &d, epoch, &status, &result_len)) {
             return;
@@ -455,7 +520,7 @@ static void sacc_process(void *opaque)
 
 static void sacc_ctrl_write(SaccState *s, uint32_t val)
 {
-    bool was = s->ctrl & SACC_CTRL_ENABLE;
+    bool was = s->regs.ctrl & SACC_CTRL_ENABLE;
     bool now = val & SACC_CTRL_ENABLE;
 
     if (val & SACC_CTRL_RESET) {
@@ -464,37 +529,37 @@ static void sacc_ctrl_write(SaccState *s, uint32_t val)
         return;
     }
     if (now && !was) {
-        s->ctrl = SACC_CTRL_ENABLE;
+        s->regs.ctrl = SACC_CTRL_ENABLE;
         sacc_enable(s);
     } else if (!now && was) {
-        s->ctrl = 0;
+        s->regs.ctrl = 0;
         sacc_disable(s);
     }
 }
 
 static void sacc_cq_head_write(SaccState *s, uint32_t val)
 {
-    if (!(s->status & SACC_STATUS_READY)) {
+    if (!(s->regs.status & SACC_STATUS_READY)) {
         sacc_guest_error(s, SACC_ERR_NONE, "CQ_HEAD write while not ready",
                          val, 0);
         return;
     }
-    if (val >= s->cq_size) {
+    if (val >= s->regs.cq_size) {
         sacc_guest_error(s, SACC_ERR_INVALID, "CQ_HEAD out of range",
-                         val, s->cq_size);
+                         val, s->regs.cq_size);
         return;
     }
-    trace_sacc_cq_head(val, s->cq_tail);
-    s->cq_head = val;
+    trace_sacc_cq_head(val, s->ring.cq_tail);
+    s->ring.cq_head = val;
     /* The slot may have unblocked a stalled ring. */
-    if (s->sq_head != s->sq_tail) {
+    if (!sacc_dev_ring_sq_empty(&s->ring)) {
         qemu_bh_schedule(s->bh);
     }
 }
 
 static bool sacc_ring_regs_locked(SaccState *s, hwaddr addr, uint64_t val)
 {
-    if (!(s->ctrl & SACC_CTRL_ENABLE)) {
+    if (!(s->regs.ctrl & SACC_CTRL_ENABLE)) {
         return false;
     }
     sacc_guest_error(s, SACC_ERR_NONE, "ring register write while enabled",
@@ -510,13 +575,13 @@ static uint64_t sacc_regs_read(void *opaque, hwaddr addr, unsigned int size)
     if (size == 8) {
         switch (addr) {
         case SACC_REG_SQ_BASE:
-            val = s->sq_base;
+            val = s->regs.sq_base;
             break;
         case SACC_REG_CQ_BASE:
-            val = s->cq_base;
+            val = s->regs.cq_base;
             break;
         case SACC_REG_FAULT_ADDR:
-            val = s->fault_addr;
+            val = s->regs.fault_addr;
             break;
         default:
             sacc_guest_error(s, SACC_ERR_NONE,
@@ -538,47 +603,47 @@ static uint64_t sacc_regs_read(void *opaque, hwaddr addr, unsigned int size)
         val = SACC_VERSION;
         break;
     case SACC_REG_CTRL:
-        val = s->ctrl;
+        val = s->regs.ctrl;
         break;
     case SACC_REG_STATUS:
-        val = s->status;
+        val = s->regs.status;
         break;
     case SACC_REG_SQ_BASE:
     case SACC_REG_SQ_BASE + 4:
-        val = extract64(s->sq_base, (addr - SACC_REG_SQ_BASE) * 8, 32);
+        val = extract64(s->regs.sq_base, (addr - SACC_REG_SQ_BASE) * 8, 32);
         break;
     case SACC_REG_SQ_SIZE:
-        val = s->sq_size;
+        val = s->regs.sq_size;
         break;
     case SACC_REG_CQ_BASE:
     case SACC_REG_CQ_BASE + 4:
-        val = extract64(s->cq_base, (addr - SACC_REG_CQ_BASE) * 8, 32);
+        val = extract64(s->regs.cq_base, (addr - SACC_REG_CQ_BASE) * 8, 32);
         break;
     case SACC_REG_CQ_SIZE:
-        val = s->cq_size;
+        val = s->regs.cq_size;
         break;
     case SACC_REG_IRQ_STATUS:
-        val = s->irq_status;
+        val = s->regs.irq_status;
         break;
     case SACC_REG_ERR_CODE:
-        val = s->err_code;
+        val = s->regs.err_code;
         break;
     case SACC_REG_SCRATCH:
-        val = s->scratch;
+        val = s->regs.scratch;
         break;
     case SACC_REG_FAULT_ADDR:
     case SACC_REG_FAULT_ADDR + 4:
-        val = extract64(s->fault_addr,
+        val = extract64(s->regs.fault_addr,
                         (addr - SACC_REG_FAULT_ADDR) * 8, 32);
         break;
     case SACC_REG_FAULT_INFO:
-        val = s->fault_info;
+        val = s->regs.fault_info;
         break;
     case SACC_REG_FAULT_REQ_ID:
-        val = s->fault_req_id;
+        val = s->regs.fault_req_id;
         break;
     case SACC_REG_FAULT_COUNT:
-        val = s->fault_count;
+        val = s->regs.fault_count;
         break;
     default:
         /* CQ_HEAD, IRQ_ACK (write-only) and reserved space read 0 */
@@ -605,9 +670,9 @@ static void sacc_regs_write(void *opaque, hwaddr addr, uint64_t val,
             return;
         }
         if (addr == SACC_REG_SQ_BASE) {
-            s->sq_base = val;
+            s->regs.sq_base = val;
         } else {
-            s->cq_base = val;
+            s->regs.cq_base = val;
         }
         return;
     }
@@ -624,37 +689,37 @@ static void sacc_regs_write(void *opaque, hwaddr addr, uint64_t val,
     case SACC_REG_SQ_BASE:
     case SACC_REG_SQ_BASE + 4:
         if (!sacc_ring_regs_locked(s, addr, val)) {
-            s->sq_base = deposit64(s->sq_base,
+            s->regs.sq_base = deposit64(s->regs.sq_base,
                                    (addr - SACC_REG_SQ_BASE) * 8,
                                    32, val);
         }
         break;
     case SACC_REG_SQ_SIZE:
         if (!sacc_ring_regs_locked(s, addr, val)) {
-            s->sq_size = val;
+            s->regs.sq_size = val;
         }
         break;
     case SACC_REG_CQ_BASE:
     case SACC_REG_CQ_BASE + 4:
         if (!sacc_ring_regs_locked(s, addr, val)) {
-            s->cq_base = deposit64(s->cq_base,
+            s->regs.cq_base = deposit64(s->regs.cq_base,
                                    (addr - SACC_REG_CQ_BASE) * 8,
                                    32, val);
         }
         break;
     case SACC_REG_CQ_SIZE:
         if (!sacc_ring_regs_locked(s, addr, val)) {
-            s->cq_size = val;
+            s->regs.cq_size = val;
         }
         break;
     case SACC_REG_CQ_HEAD:
         sacc_cq_head_write(s, val);
         break;
     case SACC_REG_IRQ_ACK:
-        s->irq_status &= ~(uint32_t)val;
+        s->regs.irq_status &= ~(uint32_t)val;
         break;
     case SACC_REG_SCRATCH:
-        s->scratch = val;
+        s->regs.scratch = val;
         break;
     case SACC_REG_MAGIC:
     case SACC_REG_VERSION:
@@ -695,19 +760,19 @@ static void sacc_doorbell_write(void *opaque, hwaddr addr, uint64_t val,
                          SACC_DOORBELL_OFFSET + addr, size);
         return;
     }
-    if (!(s->status & SACC_STATUS_READY)) {
+    if (!(s->regs.status & SACC_STATUS_READY)) {
         sacc_guest_error(s, SACC_ERR_NOT_READY,
-                         "doorbell while not ready", val, s->status);
+                         "doorbell while not ready", val, s->regs.status);
         return;
     }
-    if (val >= s->sq_size) {
+    if (val >= s->regs.sq_size) {
         sacc_guest_error(s, SACC_ERR_INVALID, "doorbell out of range",
-                         val, s->sq_size);
+                         val, s->regs.sq_size);
         return;
     }
-    trace_sacc_doorbell(val, s->sq_head);
+    trace_sacc_doorbell(val, s->ring.sq_head);
     /* Record only; the copy happens in the bottom half, not on the vCPU */
-    s->sq_tail = val;
+    s->ring.sq_tail = val;
     qemu_bh_schedule(s->bh);
 }
 
@@ -767,13 +832,13 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
     pcie_cap_flr_init(pdev);
 
     memory_region_init(&s->bar0, OBJECT(s), "sacc-bar0", SACC_BAR0_SIZE);
-    memory_region_init_io(&s->regs, OBJECT(s), &sacc_regs_ops, s,
+    memory_region_init_io(&s->regs_mr, OBJECT(s), &sacc_regs_ops, s,
                           "sacc-regs", SACC_PAGE_SIZE);
-    memory_region_init_io(&s->doorbell, OBJECT(s), &sacc_doorbell_ops, s,
+    memory_region_init_io(&s->doorbell_mr, OBJECT(s), &sacc_doorbell_ops, s,
                           "sacc-doorbell", SACC_PAGE_SIZE);
-    memory_region_add_subregion(&s->bar0, 0, &s->regs);
+    memory_region_add_subregion(&s->bar0, 0, &s->regs_mr);
     memory_region_add_subregion(&s->bar0, SACC_DOORBELL_OFFSET,
-                                &s->doorbell);
+                                &s->doorbell_mr);
     pci_register_bar(pdev, SACC_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->bar0);
 
