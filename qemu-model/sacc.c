@@ -178,21 +178,26 @@ static void sacc_regs_reset(SaccRegs *regs)
     };
 }
 
-/*
- * Report something the guest did wrong.  @err (if not SACC_ERR_NONE)
- * becomes ERR_CODE.  Never fatal to QEMU.
- */
-static void sacc_guest_error(SaccState *s, uint32_t err, const char *what,
-                             uint64_t a, uint64_t b)
+static void sacc_set_err_code(SaccState *s, uint32_t err)
 {
     if (err != SACC_ERR_NONE) {
         s->regs.err_code = err;
     }
-    qemu_log_mask(LOG_GUEST_ERROR,
-                  "sacc: %s (0x%" PRIx64 ", 0x%" PRIx64 ") err_code %u\n",
-                  what, a, b, s->regs.err_code);
-    trace_sacc_guest_error(what, a, b, s->regs.err_code);
 }
+
+/*
+ * Report something the guest did wrong; never fatal to QEMU.  Each kind
+ * of guest error has its own trace event, so each can be enabled alone
+ * (they are named sacc_guest_error_*, except sacc_ring_fatal), as
+ * hw/nvme does with pci_nvme_ub_*.  The same text goes to -d guest_errors
+ * (LOG_GUEST_ERROR), and @err, unless SACC_ERR_NONE, to ERR_CODE.
+ */
+#define SACC_GUEST_ERROR(s, err, event, fmt, ...)                       \
+    do {                                                                \
+        sacc_set_err_code(s, err);                                      \
+        trace_##event(__VA_ARGS__);                                     \
+        qemu_log_mask(LOG_GUEST_ERROR, #event ": " fmt "\n", __VA_ARGS__); \
+    } while (0)
 
 static void sacc_raise_irq(SaccState *s, uint32_t bits)
 {
@@ -224,13 +229,11 @@ static void sacc_ring_fatal(SaccState *s, uint32_t info, uint64_t addr,
                             uint32_t req_id)
 {
     sacc_record_fault(s, info, addr, req_id);
-    trace_sacc_ring_fatal(info, addr, req_id);
-    qemu_log_mask(LOG_GUEST_ERROR,
-                  "sacc: fatal ring DMA fault, access %u at 0x%" PRIx64 "\n",
-                  info, addr);
+    SACC_GUEST_ERROR(s, SACC_ERR_DMA, sacc_ring_fatal,
+                     "info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
+                     info, addr, req_id);
     s->regs.status = (s->regs.status & ~SACC_STATUS_READY) |
                      SACC_STATUS_ERROR;
-    s->regs.err_code = SACC_ERR_DMA;
     sacc_raise_irq(s, SACC_IRQ_FATAL);
 }
 
@@ -248,30 +251,31 @@ static void sacc_reset(SaccState *s, const char *why)
 static void sacc_enable(SaccState *s)
 {
     SaccRegs *r = &s->regs;
-    uint32_t err = SACC_ERR_NONE;
 
     if (!sacc_dev_ring_size_valid(r->sq_size) ||
         !sacc_dev_ring_size_valid(r->cq_size)) {
-        err = SACC_ERR_INVALID;
+        SACC_GUEST_ERROR(s, SACC_ERR_INVALID,
+                         sacc_guest_error_enable_ring_size,
+                         "sq_size %u cq_size %u", r->sq_size, r->cq_size);
     } else if (r->sq_base % SACC_SQ_ALIGN || r->cq_base % SACC_CQ_ALIGN) {
-        err = SACC_ERR_DMA;
+        SACC_GUEST_ERROR(s, SACC_ERR_DMA, sacc_guest_error_enable_ring_align,
+                         "sq_base 0x%" PRIx64 " cq_base 0x%" PRIx64,
+                         r->sq_base, r->cq_base);
     } else if (sacc_dev_ring_wraps(r->sq_base, r->sq_size,
                                    sizeof(struct sacc_desc)) ||
                sacc_dev_ring_wraps(r->cq_base, r->cq_size,
                                    sizeof(struct sacc_cqe))) {
-        err = SACC_ERR_DMA;
-    }
-
-    if (err != SACC_ERR_NONE) {
-        r->status = (r->status & ~SACC_STATUS_READY) | SACC_STATUS_ERROR;
-        sacc_guest_error(s, err, "enable with invalid rings",
-                         r->sq_size, r->cq_size);
+        SACC_GUEST_ERROR(s, SACC_ERR_DMA, sacc_guest_error_enable_ring_wrap,
+                         "sq 0x%" PRIx64 "/%u cq 0x%" PRIx64 "/%u",
+                         r->sq_base, r->sq_size, r->cq_base, r->cq_size);
+    } else {
+        trace_sacc_enable(r->sq_base, r->sq_size, r->cq_base, r->cq_size);
+        sacc_dev_ring_reset(&s->ring, 1);
+        /* Success also clears an earlier ERROR (ERR_CODE stays). */
+        r->status = SACC_STATUS_READY;
         return;
     }
-    trace_sacc_enable(r->sq_base, r->sq_size, r->cq_base, r->cq_size);
-    sacc_dev_ring_reset(&s->ring, 1);
-    /* A successful enable also clears an earlier ERROR (ERR_CODE stays). */
-    r->status = SACC_STATUS_READY;
+    r->status = (r->status & ~SACC_STATUS_READY) | SACC_STATUS_ERROR;
 }
 
 /* CTRL.ENABLE 1 -> 0: stop and drop ring state; STATUS.ERROR is kept. */
@@ -358,15 +362,15 @@ static bool sacc_execute(SaccState *s, const struct sacc_desc *d,
         break;
     default:
         *status = SACC_STS_BAD_OPCODE;
-        sacc_guest_error(s, SACC_ERR_BAD_OPCODE, "unknown opcode",
-                         d->opcode, d->req_id);
+        SACC_GUEST_ERROR(s, SACC_ERR_BAD_OPCODE, sacc_guest_error_bad_opcode,
+                         "req_id 0x%x opcode %u", d->req_id, d->opcode);
         return true;
     }
 
     if (d->length < 1 || d->length > SACC_MAX_XFER) {
         *status = SACC_STS_BAD_LENGTH;
-        sacc_guest_error(s, SACC_ERR_INVALID, "bad length",
-                         d->length, d->req_id);
+        SACC_GUEST_ERROR(s, SACC_ERR_INVALID, sacc_guest_error_bad_length,
+                         "req_id 0x%x length %u", d->req_id, d->length);
         return true;
     }
 
@@ -398,8 +402,9 @@ static bool sacc_execute(SaccState *s, const struct sacc_desc *d,
         return false;
     case SACC_DMA_FAULT:
         sacc_record_fault(s, info, fault, d->req_id);
-        sacc_guest_error(s, SACC_ERR_DMA, "descriptor DMA fault",
-                         fault, d->req_id);
+        SACC_GUEST_ERROR(s, SACC_ERR_DMA, sacc_guest_error_buffer_dma_fault,
+                         "info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
+                         info, fault, d->req_id);
         *status = SACC_STS_DMA_FAULT;
         return true;
     default:
@@ -540,13 +545,13 @@ static void sacc_ctrl_write(SaccState *s, uint32_t val)
 static void sacc_cq_head_write(SaccState *s, uint32_t val)
 {
     if (!(s->regs.status & SACC_STATUS_READY)) {
-        sacc_guest_error(s, SACC_ERR_NONE, "CQ_HEAD write while not ready",
-                         val, 0);
+        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_cq_head_not_ready,
+                         "head %u", val);
         return;
     }
     if (val >= s->regs.cq_size) {
-        sacc_guest_error(s, SACC_ERR_INVALID, "CQ_HEAD out of range",
-                         val, s->regs.cq_size);
+        SACC_GUEST_ERROR(s, SACC_ERR_INVALID, sacc_guest_error_cq_head_range,
+                         "head %u cq_size %u", val, s->regs.cq_size);
         return;
     }
     trace_sacc_cq_head(val, s->ring.cq_tail);
@@ -562,8 +567,8 @@ static bool sacc_ring_regs_locked(SaccState *s, hwaddr addr, uint64_t val)
     if (!(s->regs.ctrl & SACC_CTRL_ENABLE)) {
         return false;
     }
-    sacc_guest_error(s, SACC_ERR_NONE, "ring register write while enabled",
-                     addr, val);
+    SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_ring_reg_locked,
+                     "addr 0x%" HWADDR_PRIx " val 0x%" PRIx64, addr, val);
     return true;
 }
 
@@ -584,14 +589,14 @@ static uint64_t sacc_regs_read(void *opaque, hwaddr addr, unsigned int size)
             val = s->regs.fault_addr;
             break;
         default:
-            sacc_guest_error(s, SACC_ERR_NONE,
-                             "bad 64-bit register read", addr, 0);
+            SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_read64,
+                             "addr 0x%" HWADDR_PRIx, addr);
         }
         goto out;
     }
     if (size != 4) {
-        sacc_guest_error(s, SACC_ERR_NONE, "bad register read size",
-                         addr, size);
+        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_read_size,
+                         "addr 0x%" HWADDR_PRIx " size %u", addr, size);
         goto out;
     }
 
@@ -662,8 +667,9 @@ static void sacc_regs_write(void *opaque, hwaddr addr, uint64_t val,
     trace_sacc_mmio_write(addr, size, val);
     if (size == 8) {
         if (addr != SACC_REG_SQ_BASE && addr != SACC_REG_CQ_BASE) {
-            sacc_guest_error(s, SACC_ERR_NONE,
-                             "bad 64-bit register write", addr, val);
+            SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_write64,
+                             "addr 0x%" HWADDR_PRIx " val 0x%" PRIx64,
+                             addr, val);
             return;
         }
         if (sacc_ring_regs_locked(s, addr, val)) {
@@ -677,8 +683,9 @@ static void sacc_regs_write(void *opaque, hwaddr addr, uint64_t val,
         return;
     }
     if (size != 4) {
-        sacc_guest_error(s, SACC_ERR_NONE, "bad register write size",
-                         addr, size);
+        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_write_size,
+                         "addr 0x%" HWADDR_PRIx " size %u val 0x%" PRIx64,
+                         addr, size, val);
         return;
     }
 
@@ -731,12 +738,12 @@ static void sacc_regs_write(void *opaque, hwaddr addr, uint64_t val,
     case SACC_REG_FAULT_INFO:
     case SACC_REG_FAULT_REQ_ID:
     case SACC_REG_FAULT_COUNT:
-        sacc_guest_error(s, SACC_ERR_NONE,
-                         "write to read-only register", addr, val);
+        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_write_ro,
+                         "addr 0x%" HWADDR_PRIx " val 0x%" PRIx64, addr, val);
         break;
     default:
-        sacc_guest_error(s, SACC_ERR_NONE, "write to reserved offset",
-                         addr, val);
+        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_write_reserved,
+                         "addr 0x%" HWADDR_PRIx " val 0x%" PRIx64, addr, val);
         break;
     }
 }
@@ -756,18 +763,20 @@ static void sacc_doorbell_write(void *opaque, hwaddr addr, uint64_t val,
 
     trace_sacc_mmio_write(SACC_DOORBELL_OFFSET + addr, size, val);
     if (addr != 0 || size != 4) {
-        sacc_guest_error(s, SACC_ERR_NONE, "bad doorbell access",
+        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_doorbell_access,
+                         "addr 0x%" HWADDR_PRIx " size %u",
                          SACC_DOORBELL_OFFSET + addr, size);
         return;
     }
     if (!(s->regs.status & SACC_STATUS_READY)) {
-        sacc_guest_error(s, SACC_ERR_NOT_READY,
-                         "doorbell while not ready", val, s->regs.status);
+        SACC_GUEST_ERROR(s, SACC_ERR_NOT_READY,
+                         sacc_guest_error_doorbell_not_ready,
+                         "tail %" PRIu64 " status 0x%x", val, s->regs.status);
         return;
     }
     if (val >= s->regs.sq_size) {
-        sacc_guest_error(s, SACC_ERR_INVALID, "doorbell out of range",
-                         val, s->regs.sq_size);
+        SACC_GUEST_ERROR(s, SACC_ERR_INVALID, sacc_guest_error_doorbell_range,
+                         "tail %" PRIu64 " sq_size %u", val, s->regs.sq_size);
         return;
     }
     trace_sacc_doorbell(val, s->ring.sq_head);
