@@ -22,68 +22,6 @@
 
 #include "sacc_priv.h"
 
-/* ---- names for numbers (also used by saccctl) ---- */
-
-const char *sacc_status_str(unsigned int status)
-{
-	switch (status) {
-	case SACC_STS_OK:
-		return "ok";
-	case SACC_STS_BAD_OPCODE:
-		return "bad opcode";
-	case SACC_STS_DMA_FAULT:
-		return "DMA fault";
-	case SACC_STS_BAD_LENGTH:
-		return "bad length";
-	}
-	return "unknown status";
-}
-
-const char *sacc_err_code_str(uint32_t code)
-{
-	switch (code) {
-	case SACC_ERR_NONE:
-		return "none";
-	case SACC_ERR_BAD_OPCODE:
-		return "unknown opcode";
-	case SACC_ERR_DMA:
-		return "DMA fault or misaligned ring base";
-	case SACC_ERR_INVALID:
-		return "bad size, doorbell or CQ_HEAD value";
-	case SACC_ERR_NOT_READY:
-		return "doorbell while not READY";
-	}
-	return "unknown error code";
-}
-
-const char *sacc_fault_access_str(uint32_t info)
-{
-	switch (info & SACC_FAULT_ACCESS_MASK) {
-	case SACC_FAULT_DESC_FETCH:
-		return "descriptor fetch";
-	case SACC_FAULT_SRC_READ:
-		return "source read";
-	case SACC_FAULT_DST_WRITE:
-		return "destination write";
-	case SACC_FAULT_CQ_WRITE:
-		return "completion write";
-	}
-	return "unknown access";
-}
-
-const char *sacc_opcode_str(unsigned int opcode)
-{
-	switch (opcode) {
-	case SACC_OP_NOP:
-		return "nop";
-	case SACC_OP_MEMCPY:
-		return "memcpy";
-	case SACC_OP_XFORM:
-		return "xform";
-	}
-	return "unknown";
-}
-
 /* ---- register access ---- */
 
 uint32_t sacc_rd(struct sacc_dev *dev, uint32_t off)

@@ -43,6 +43,7 @@
 #include <stdint.h>
 
 #include "sacc_hw.h"	/* opcodes, status codes, registers, descriptors */
+#include "sacc_hw_names.h" /* sacc_opcode_str(), sacc_status_str(), ... */
 #include "sacc_iommu.h" /* enum sacc_dma_dir, struct sacc_iova_range */
 
 #ifdef __cplusplus
@@ -56,7 +57,7 @@ extern "C" {
 struct sacc_dev;
 struct sacc_buf;
 
-/* ---- errors and names ---- */
+/* ---- errors ---- */
 
 /*
  * The message of the last failure: of a call on @dev, or, with @dev
@@ -64,11 +65,6 @@ struct sacc_buf;
  * failures are only there, as there is no device).  Never NULL.
  */
 const char *sacc_errmsg(const struct sacc_dev *dev);
-
-const char *sacc_opcode_str(unsigned int opcode);	/* "nop", "memcpy" */
-const char *sacc_status_str(unsigned int status);	/* SACC_STS_* */
-const char *sacc_err_code_str(uint32_t err_code);	/* SACC_ERR_* */
-const char *sacc_fault_access_str(uint32_t fault_info); /* FAULT_INFO */
 
 /* ---- PCI discovery and binding (sysfs; $SACC_SYSFS_ROOT overrides /sys) */
 
