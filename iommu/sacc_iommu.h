@@ -7,16 +7,16 @@
  * Errors follow base/sacc_base.h: a negative errno, and the message in
  * the caller's `struct sacc_err *err` (may be NULL).
  *
- * Layers, lowest first:
+ * Layers, lowest first (each file uses only the ones above it):
  *   sacc_iommu_parse_info()  pure parser of a VFIO_IOMMU_GET_INFO buffer
- *   sacc_iommu_get_info()    the ioctl wrapper (grows the buffer)
- *   sacc_iova_alloc_*        IOVA allocator (pure)
- *   sacc_dma_dir_flags()     permission choice (pure)
- *   sacc_vfio_map_dma()/unmap_dma()   raw ioctl wrappers
- *   sacc_dma_check_limits()  memlock / dma_entry_limit check (pure)
- *   sacc_dma_registry_*      mapping registry + history (pure)
+ *   sacc_iommu_get_info()    the ioctl wrapper (grows the buffer)  info.c
+ *   sacc_iova_alloc_*        IOVA allocator (pure)                alloc.c
+ *   sacc_dma_dir_flags()     permission choice (pure)              perm.c
+ *   sacc_dma_registry_*      mapping registry + history (pure) registry.c
+ *   sacc_vfio_map_dma()/unmap_dma()   raw ioctl wrappers            dma.c
+ *   sacc_dma_check_limits()  memlock / dma_entry_limit check (pure) dma.c
  *   sacc_dma_ctx_*           per-container object combining all of the
- *                            above; what libsacc uses.  Thread safe.
+ *                            above; what libsacc uses.  Thread safe. dma.c
  *
  * IOVA ranges use inclusive ends, as VFIO does.
  */
