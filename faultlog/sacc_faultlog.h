@@ -171,7 +171,6 @@
 
 #define SACC_JOURNAL_DIR_DEFAULT "/run/sacc"
 #define SACC_JOURNAL_DIR_ENV	 "SACC_JOURNAL_DIR"
-#define SACC_BDF_MAX		 16 /* "0000:00:00.0" + NUL, rounded */
 
 /* "perm" bits: equal to VFIO_DMA_MAP_FLAG_READ / _WRITE on purpose, so
  * struct sacc_map_entry.perm can be passed straight through. */

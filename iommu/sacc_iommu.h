@@ -27,16 +27,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sacc_base.h" /* struct sacc_err, formatting, clock */
+#include "sacc_base.h"	 /* struct sacc_err, formatting, clock */
+#include "sacc_types.h" /* enum sacc_dma_dir, struct sacc_iova_range */
 
 /* ---- VFIO_IOMMU_GET_INFO ---- */
-
-#define SACC_IOMMU_MAX_RANGES 64
-
-struct sacc_iova_range {
-	uint64_t start;
-	uint64_t end; /* inclusive */
-};
 
 struct sacc_iommu_info {
 	uint32_t flags;	       /* VFIO_IOMMU_INFO_* as reported */
@@ -131,13 +125,6 @@ size_t sacc_iova_alloc_count(const struct sacc_iova_alloc *a);
 
 /* ---- permissions ---- */
 
-enum sacc_dma_dir {
-	SACC_DMA_TO_DEVICE = 1,	    /* device only reads: READ only */
-	SACC_DMA_FROM_DEVICE = 2,   /* device only writes: WRITE only (but
-				     * Linux 5.10-6.15 intel-iommu adds R) */
-	SACC_DMA_BIDIRECTIONAL = 3, /* READ | WRITE */
-};
-
 /* The rings, as the spec requires. */
 #define SACC_DMA_DIR_SQ SACC_DMA_TO_DEVICE
 #define SACC_DMA_DIR_CQ SACC_DMA_FROM_DEVICE
@@ -201,7 +188,6 @@ int sacc_dma_explain_map_errno(int errnum, const struct sacc_dma_limits *lim,
 
 /* ---- mapping registry ---- */
 
-#define SACC_DMA_NAME_MAX	 64
 #define SACC_DMA_HISTORY_DEFAULT 256
 
 struct sacc_map_entry {

@@ -12,6 +12,7 @@
 #include <sys/types.h>
 
 #include "libsacc.h"
+#include "libsacc_unsafe.h" /* defined here too, so the compiler checks */
 #include "sacc_hw.h"
 #include "sacc_ring.h"
 #include "sacc_iommu.h"

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "libsacc.h"
+#include "sacc_base.h" /* sacc_monotonic_ns(), sacc_fmt_bytes() */
 
 #define EXIT_OK	   0
 #define EXIT_FAIL  1
