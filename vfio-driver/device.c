@@ -495,11 +495,10 @@ int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
 fail:
 	/* Keep the message: sacc_close() must not overwrite it. */
 	{
-		char msg[SACC_ERRMSG_MAX];
+		struct sacc_err why = dev->err;
 
-		memcpy(msg, dev->err, sizeof(msg));
 		sacc_close(dev);
-		sacc_seterr(NULL, ret, "%s", msg);
+		sacc_seterr(NULL, ret, "%s", why.msg);
 	}
 	return ret;
 }

@@ -29,8 +29,7 @@
 static void note_error(struct sacc_dev *dev, const struct sacc_err *e)
 {
 	if (!dev->journal_errors++)
-		snprintf(dev->journal_err, sizeof(dev->journal_err), "%s",
-			 e->msg);
+		dev->journal_err = *e;
 }
 
 static void on_mapped(void *opaque, const struct sacc_map_entry *m)
@@ -78,12 +77,12 @@ void sacc_dev_journal_open(struct sacc_dev *dev)
 	struct sacc_journal *j = NULL;
 	struct sacc_err e = {0};
 
-	dev->journal_err[0] = '\0';
+	dev->journal_err = (struct sacc_err){0};
 	if (sacc_journal_open(&j, dev->bdf, &e)) {
-		snprintf(dev->journal_err, sizeof(dev->journal_err),
-			 "no fault journal: %s (set %s to a writable "
-			 "directory)",
-			 e.msg, SACC_JOURNAL_DIR_ENV);
+		sacc_err_set(&dev->journal_err, e.code,
+			     "no fault journal: %s (set %s to a writable "
+			     "directory)",
+			     e.msg, SACC_JOURNAL_DIR_ENV);
 		return;
 	}
 	sacc_dev_journal_attach(dev, j);
@@ -223,9 +222,9 @@ const char *sacc_dev_journal(const struct sacc_dev *dev, const char **why)
 	if (!dev)
 		*why = "no device";
 	else if (!path)
-		*why = dev->journal_err[0] ? dev->journal_err
-					   : "no fault journal was opened";
+		*why = dev->journal_err.code ? dev->journal_err.msg
+					     : "no fault journal was opened";
 	else
-		*why = dev->journal_errors ? dev->journal_err : NULL;
+		*why = dev->journal_errors ? dev->journal_err.msg : NULL;
 	return path;
 }

@@ -86,7 +86,7 @@ int sacc_mark_broken(struct sacc_dev *dev, int err, const char *fmt, ...)
 	if (!dev->broken)
 		dev->stats.device_errors++;
 	dev->broken = true;
-	memcpy(dev->broken_msg, dev->err, sizeof(dev->broken_msg));
+	dev->why_broken = dev->err;
 	return ret;
 }
 
@@ -105,7 +105,7 @@ static int not_ready(struct sacc_dev *dev, const char *what)
 				   "failed?); call sacc_reset()",
 				   what, dev->bdf);
 	if (dev->broken)
-		return sacc_seterr(dev, EIO, "%s", dev->broken_msg);
+		return sacc_seterr(dev, EIO, "%s", dev->why_broken.msg);
 	return 0;
 }
 
@@ -439,7 +439,7 @@ int sacc_check(struct sacc_dev *dev)
 	if (!dev)
 		return sacc_seterr(NULL, EINVAL, "sacc_check: dev is NULL");
 	if (dev->broken)
-		return sacc_seterr(dev, EIO, "%s", dev->broken_msg);
+		return sacc_seterr(dev, EIO, "%s", dev->why_broken.msg);
 	st = sacc_rd(dev, SACC_REG_STATUS);
 	if (st == UINT32_MAX)
 		return sacc_mark_broken(dev, EIO,
@@ -452,7 +452,7 @@ int sacc_check(struct sacc_dev *dev)
 		if (st & SACC_STATUS_ERROR)
 			sacc_dev_journal_fatal(dev);
 		ret = sacc_fatal_msg(dev, "fatal device error");
-		sacc_mark_broken(dev, ret, "%s", dev->err);
+		sacc_mark_broken(dev, ret, "%s", dev->err.msg);
 		return ret;
 	}
 	return 0;

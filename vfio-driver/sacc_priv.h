@@ -18,8 +18,6 @@
 #include "sacc_iommu.h"
 #include "sacc_faultlog.h"
 
-#define SACC_ERRMSG_MAX 512
-
 /* Bounds on how long we believe the device (never trust it to answer). */
 #define SACC_READY_TIMEOUT_MS 1000
 #define SACC_HEALTH_EVERY     4096 /* empty polls between STATUS reads */
@@ -88,16 +86,16 @@ struct sacc_dev {
 	struct sacc_cqe *cqe_tmp; /* reap scratch, cq_entries */
 	uint32_t next_req_id;
 	uint32_t empty_polls;
-	char broken_msg[SACC_ERRMSG_MAX]; /* why it is untrusted */
+	struct sacc_err why_broken; /* why it is untrusted */
 
 	struct sacc_buf *bufs; /* every live buffer */
 	struct sacc_stats stats;
-	char err[SACC_ERRMSG_MAX];
+	struct sacc_err err; /* the last failure (sacc_errmsg) */
 
 	/* Fault journal (journal.c); NULL if it could not be opened. */
 	struct sacc_journal *journal;
-	uint64_t journal_errors;	   /* failed journal writes */
-	char journal_err[SACC_ERRMSG_MAX]; /* why none / first failure */
+	uint64_t journal_errors;     /* failed journal writes */
+	struct sacc_err journal_err; /* why none / first failure */
 };
 
 /* err.c */
