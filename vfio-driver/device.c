@@ -22,69 +22,6 @@
 
 #include "sacc_priv.h"
 
-/* ---- register access ---- */
-
-uint32_t sacc_rd(struct sacc_dev *dev, uint32_t off)
-{
-	uint32_t v;
-
-	if (off < SACC_PAGE_SIZE && dev->regs)
-		return dev->regs[off / 4];
-	if (off >= SACC_PAGE_SIZE && dev->db)
-		return dev->db[(off - SACC_PAGE_SIZE) / 4];
-	if (pread(dev->device_fd, &v, 4, (off_t)(dev->bar0.offset + off)) != 4)
-		return UINT32_MAX;
-	return v;
-}
-
-void sacc_wr(struct sacc_dev *dev, uint32_t off, uint32_t val)
-{
-	if (off < SACC_PAGE_SIZE && dev->regs) {
-		dev->regs[off / 4] = val;
-		return;
-	}
-	if (off >= SACC_PAGE_SIZE && dev->db) {
-		dev->db[(off - SACC_PAGE_SIZE) / 4] = val;
-		return;
-	}
-	if (pwrite(dev->device_fd, &val, 4, (off_t)(dev->bar0.offset + off)) !=
-	    4) {
-		/* Nothing sane to do; the caller's next read will show it. */
-	}
-}
-
-static int check_reg_off(struct sacc_dev *dev, uint32_t off)
-{
-	if (!dev || (dev->device_fd < 0 && !dev->regs))
-		return sacc_seterr(dev, EBADF, "device is not open");
-	if (off % 4 || off >= SACC_BAR0_SIZE)
-		return sacc_seterr(dev, EINVAL,
-				   "register offset 0x%x: must be 4-byte "
-				   "aligned and below 0x%x",
-				   off, SACC_BAR0_SIZE);
-	return 0;
-}
-
-int sacc_reg_read(struct sacc_dev *dev, uint32_t off, uint32_t *val)
-{
-	int ret = check_reg_off(dev, off);
-
-	if (ret)
-		return ret;
-	*val = sacc_rd(dev, off);
-	return 0;
-}
-
-int sacc_reg_write(struct sacc_dev *dev, uint32_t off, uint32_t val)
-{
-	int ret = check_reg_off(dev, off);
-
-	if (ret)
-		return ret;
-	sacc_wr(dev, off, val);
-	return 0;
-}
-
 /* ---- BAR0 ---- */
 
 int sacc_bar_map(struct sacc_dev *dev)
@@ -138,13 +75,10 @@ static int check_identity(struct sacc_dev *dev)
 {
 	uint32_t magic = sacc_rd(dev, SACC_REG_MAGIC);
 	uint32_t ver = sacc_rd(dev, SACC_REG_VERSION);
+	int ret = sacc_reg_check(dev, magic);
 
-	if (magic == UINT32_MAX)
-		return sacc_seterr(dev, EIO,
-				   "%s: registers read all-ones: the device "
-				   "does not answer (memory space disabled, "
-				   "or it was removed)",
-				   dev->bdf);
+	if (ret)
+		return ret;
 	if (magic != SACC_MAGIC)
 		return sacc_seterr(dev, ENODEV,
 				   "%s: MAGIC reads 0x%08x, a SACC device has "
@@ -277,23 +211,18 @@ int sacc_hw_reset(struct sacc_dev *dev, bool flr)
 /* Message for a device in STATUS.ERROR (a fatal ring error). */
 int sacc_fatal_msg(struct sacc_dev *dev, const char *what)
 {
-	uint32_t st = sacc_rd(dev, SACC_REG_STATUS);
-	uint32_t code = sacc_rd(dev, SACC_REG_ERR_CODE);
-	uint32_t info = sacc_rd(dev, SACC_REG_FAULT_INFO);
-	uint32_t cnt = sacc_rd(dev, SACC_REG_FAULT_COUNT);
-	uint32_t req = sacc_rd(dev, SACC_REG_FAULT_REQ_ID);
-	uint64_t addr = sacc_rd(dev, SACC_REG_FAULT_ADDR) |
-			(uint64_t)sacc_rd(dev, SACC_REG_FAULT_ADDR + 4) << 32;
 	struct sacc_iova_lookup lk;
+	struct sacc_fault_regs f;
 	char where[192] = "";
 
-	if (!cnt)
+	sacc_fault_regs_read(dev, &f);
+	if (!f.count)
 		return sacc_seterr(dev, EIO,
 				   "%s: %s: device stopped (STATUS 0x%x, "
 				   "ERR_CODE %u: %s); call sacc_reset()",
-				   dev->bdf, what, st, code,
-				   sacc_err_code_str(code));
-	if (dev->dma && sacc_dma_lookup(dev->dma, addr, 0, &lk) == 0) {
+				   dev->bdf, what, f.status, f.err_code,
+				   sacc_err_code_str(f.err_code));
+	if (dev->dma && sacc_dma_lookup(dev->dma, f.addr, 0, &lk) == 0) {
 		where[0] = ' ';
 		where[1] = '(';
 		sacc_iova_lookup_format(&lk, where + 2, sizeof(where) - 3);
@@ -304,11 +233,12 @@ int sacc_fatal_msg(struct sacc_dev *dev, const char *what)
 			   "%s); last DMA fault: %s %s at IOVA 0x%llx%s, "
 			   "req_id %u, %u fault%s since reset; call "
 			   "sacc_reset()",
-			   dev->bdf, what, st, code, sacc_err_code_str(code),
-			   sacc_fault_access_str(info),
-			   info & SACC_FAULT_IS_WRITE ? "(write)" : "(read)",
-			   (unsigned long long)addr, where, req, cnt,
-			   cnt == 1 ? "" : "s");
+			   dev->bdf, what, f.status, f.err_code,
+			   sacc_err_code_str(f.err_code),
+			   sacc_fault_access_str(f.info),
+			   f.info & SACC_FAULT_IS_WRITE ? "(write)" : "(read)",
+			   (unsigned long long)f.addr, where, f.req_id, f.count,
+			   f.count == 1 ? "" : "s");
 }
 
 /*
@@ -344,17 +274,13 @@ int sacc_hw_init(struct sacc_dev *dev)
 		return sacc_seterr(dev, ret, "%s: ring init failed", dev->bdf);
 	dev->empty_polls = 0;
 
-	sacc_wr(dev, SACC_REG_SQ_BASE, (uint32_t)sq);
-	sacc_wr(dev, SACC_REG_SQ_BASE + 4, (uint32_t)(sq >> 32));
+	sacc_wr64(dev, SACC_REG_SQ_BASE, sq);
 	sacc_wr(dev, SACC_REG_SQ_SIZE, dev->sq_entries);
-	sacc_wr(dev, SACC_REG_CQ_BASE, (uint32_t)cq);
-	sacc_wr(dev, SACC_REG_CQ_BASE + 4, (uint32_t)(cq >> 32));
+	sacc_wr64(dev, SACC_REG_CQ_BASE, cq);
 	sacc_wr(dev, SACC_REG_CQ_SIZE, dev->cq_entries);
-	if (sacc_rd(dev, SACC_REG_SQ_BASE) != (uint32_t)sq ||
-	    sacc_rd(dev, SACC_REG_SQ_BASE + 4) != (uint32_t)(sq >> 32) ||
+	if (sacc_rd64(dev, SACC_REG_SQ_BASE) != sq ||
 	    sacc_rd(dev, SACC_REG_SQ_SIZE) != dev->sq_entries ||
-	    sacc_rd(dev, SACC_REG_CQ_BASE) != (uint32_t)cq ||
-	    sacc_rd(dev, SACC_REG_CQ_BASE + 4) != (uint32_t)(cq >> 32) ||
+	    sacc_rd64(dev, SACC_REG_CQ_BASE) != cq ||
 	    sacc_rd(dev, SACC_REG_CQ_SIZE) != dev->cq_entries)
 		return sacc_seterr(dev, EIO,
 				   "%s: ring registers did not take the "

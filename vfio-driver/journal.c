@@ -154,29 +154,25 @@ static void infer_record(struct sacc_dev *dev, const struct sacc_desc *d,
 		*addr = d->dst; /* mapped, yet refused: its target said no */
 }
 
-static uint64_t fault_addr(struct sacc_dev *dev)
-{
-	return sacc_rd(dev, SACC_REG_FAULT_ADDR) |
-	       (uint64_t)sacc_rd(dev, SACC_REG_FAULT_ADDR + 4) << 32;
-}
-
 void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 			    uint32_t req_id, uint16_t opcode)
 {
 	const struct sacc_desc *d = &dev->sq.entries[slot];
 	struct sacc_journal_fault f = {0};
+	struct sacc_fault_regs r;
 	struct sacc_err e = {0};
 
 	if (!dev->journal)
 		return;
+	sacc_fault_regs_read(dev, &r);
 	f.req_id = req_id;
 	f.opcode = opcode;
 	f.status = SACC_STS_DMA_FAULT;
 	f.length = d->length;
-	f.fault_count = sacc_rd(dev, SACC_REG_FAULT_COUNT);
-	if (sacc_rd(dev, SACC_REG_FAULT_REQ_ID) == req_id) {
-		f.addr = fault_addr(dev);
-		f.info = sacc_rd(dev, SACC_REG_FAULT_INFO);
+	f.fault_count = r.count;
+	if (r.req_id == req_id) {
+		f.addr = r.addr;
+		f.info = r.info;
 	} else {
 		infer_record(dev, d, &f.addr, &f.info);
 	}
@@ -187,17 +183,20 @@ void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 void sacc_dev_journal_fatal(struct sacc_dev *dev)
 {
 	struct sacc_journal_fault f = {0};
+	struct sacc_fault_regs r;
 	struct sacc_err e = {0};
 	uint32_t i, n;
 
-	if (!dev->journal || !sacc_rd(dev, SACC_REG_FAULT_COUNT) ||
-	    sacc_rd(dev, SACC_REG_ERR_CODE) != SACC_ERR_DMA)
+	if (!dev->journal)
+		return;
+	sacc_fault_regs_read(dev, &r);
+	if (!r.count || r.err_code != SACC_ERR_DMA)
 		return;
 	f.fatal = true;
-	f.addr = fault_addr(dev);
-	f.info = sacc_rd(dev, SACC_REG_FAULT_INFO);
-	f.req_id = sacc_rd(dev, SACC_REG_FAULT_REQ_ID);
-	f.fault_count = sacc_rd(dev, SACC_REG_FAULT_COUNT);
+	f.addr = r.addr;
+	f.info = r.info;
+	f.req_id = r.req_id;
+	f.fault_count = r.count;
 	/* A completion write fault names a descriptor we submitted. */
 	n = dev->track && dev->sq.size ? sacc_sq_in_flight(&dev->sq) : 0;
 	for (i = 0; f.req_id && i < n; i++) {

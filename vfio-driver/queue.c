@@ -9,13 +9,13 @@
  * nothing the device writes into the CQ is taken on trust.
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sacc_mmio.h"
 #include "sacc_priv.h"
 
 int sacc_queue_alloc(struct sacc_dev *dev)
@@ -125,8 +125,9 @@ static int ring_doorbell(struct sacc_dev *dev, uint32_t tail)
 
 	dev->stats.doorbells++;
 	if (dev->doorbell == SACC_DOORBELL_MMAP) {
-		/* sacc_sq_publish() has issued the release fence. */
-		*dev->db = tail;
+		/* Offset 0 of the doorbell page; the write's release fence
+		 * (sacc_sq_publish() has one too) orders the descriptors. */
+		sacc_mmio_write32(dev->db, 0, tail);
 		return 0;
 	}
 	n = pwrite(dev->device_fd, &tail, sizeof(tail),
@@ -414,9 +415,8 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 		    read(dev->irq_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
 			dev->stats.interrupts += cnt;
 		sacc_sq_complete(&dev->sq, n);
-		/* Our reads of the entries happen before the device may reuse
-		 * their slots. */
-		atomic_thread_fence(memory_order_release);
+		/* sacc_wr()'s release fence: our reads of the entries happen
+		 * before the device may reuse their slots. */
 		sacc_wr(dev, SACC_REG_CQ_HEAD, dev->cq.head);
 		dev->stats.cq_head_writes++;
 		dev->stats.completed += n;
@@ -441,12 +441,10 @@ int sacc_check(struct sacc_dev *dev)
 	if (dev->broken)
 		return sacc_seterr(dev, EIO, "%s", dev->why_broken.msg);
 	st = sacc_rd(dev, SACC_REG_STATUS);
-	if (st == UINT32_MAX)
-		return sacc_mark_broken(dev, EIO,
-					"%s: registers read all-ones: the "
-					"device does not answer; call "
-					"sacc_reset()",
-					dev->bdf);
+	ret = sacc_reg_check(dev, st);
+	if (ret)
+		return sacc_mark_broken(dev, ret, "%s; call sacc_reset()",
+					dev->err.msg);
 	if ((st & SACC_STATUS_ERROR) ||
 	    (dev->initialised && !(st & SACC_STATUS_READY))) {
 		if (st & SACC_STATUS_ERROR)
@@ -467,15 +465,17 @@ static int take_irq(struct sacc_dev *dev)
 {
 	uint64_t cnt = 0;
 	uint32_t irq;
+	bool gone;
 	int ret;
 
 	if (read(dev->irq_fd, &cnt, sizeof(cnt)) != sizeof(cnt) || !cnt)
 		return 0;
 	dev->stats.interrupts += cnt;
 	irq = sacc_rd(dev, SACC_REG_IRQ_STATUS);
-	if (irq && irq != UINT32_MAX)
+	gone = sacc_reg_check(dev, irq) < 0; /* sacc_check() tells more */
+	if (irq && !gone)
 		sacc_wr(dev, SACC_REG_IRQ_ACK, irq);
-	if (irq & SACC_IRQ_FATAL || irq == UINT32_MAX) {
+	if (irq & SACC_IRQ_FATAL || gone) {
 		ret = sacc_check(dev);
 		if (ret)
 			return ret;
