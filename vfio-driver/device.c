@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * device.c - BAR0 mapping, register access, MSI-X, reset and the spec's
- * init sequence; sacc_open() and sacc_close().
+ * device.c - BAR0 mapping, MSI-X, reset and the spec's init sequence;
+ * sacc_open(), sacc_close(), sacc_reset() and the sacc_dev_*()
+ * accessors.  Register access is regs.c.
  *
  * BAR0 is mapped as two separate 4 KiB mappings: the register page
  * (offset 0) and the doorbell page (offset 0x1000), so the submission
@@ -490,4 +491,81 @@ int sacc_reset(struct sacc_dev *dev)
 		return ret;
 	dev->stats.resets++;
 	return 0;
+}
+
+/* ---- accessors ---- */
+
+const char *sacc_dev_bdf(const struct sacc_dev *dev)
+{
+	return dev ? dev->bdf : "";
+}
+
+int sacc_dev_group(const struct sacc_dev *dev)
+{
+	return dev ? dev->group : -1;
+}
+
+enum sacc_doorbell sacc_dev_doorbell(const struct sacc_dev *dev)
+{
+	return dev ? dev->doorbell : SACC_DOORBELL_MMAP;
+}
+
+uint32_t sacc_dev_sq_entries(const struct sacc_dev *dev)
+{
+	return dev ? dev->sq_entries : 0;
+}
+
+uint32_t sacc_dev_cq_entries(const struct sacc_dev *dev)
+{
+	return dev ? dev->cq_entries : 0;
+}
+
+int sacc_dev_iova_ranges(const struct sacc_dev *dev,
+			 struct sacc_iova_range *out, unsigned int max,
+			 uint64_t *pgsizes)
+{
+	const struct sacc_iommu_info *info;
+	unsigned int i;
+
+	if (!dev || !dev->dma)
+		return sacc_seterr(NULL, EBADF, "device is not open");
+	info = sacc_dma_ctx_info(dev->dma);
+	if (pgsizes)
+		*pgsizes = info->pgsizes;
+	if (!info->has_iova_ranges) {
+		/* No CAP_IOVA_RANGE: what iommu/ falls back to. */
+		if (out && max) {
+			out[0].start = SACC_IOVA_FALLBACK_START;
+			out[0].end = SACC_IOVA_FALLBACK_END;
+		}
+		return 1;
+	}
+	for (i = 0; out && i < max && i < info->nr_ranges; i++)
+		out[i] = info->ranges[i];
+	return (int)info->nr_ranges;
+}
+
+struct sacc_dma_ctx *sacc_dev_dma(struct sacc_dev *dev)
+{
+	return dev ? dev->dma : NULL;
+}
+
+int sacc_dev_container_fd(const struct sacc_dev *dev)
+{
+	return dev ? dev->container_fd : -1;
+}
+
+uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev)
+{
+	return dev ? sacc_buf_iova(dev->sq_buf) : 0;
+}
+
+uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev)
+{
+	return dev ? sacc_buf_iova(dev->cq_buf) : 0;
+}
+
+volatile void *sacc_dev_doorbell_page(const struct sacc_dev *dev)
+{
+	return dev ? dev->db : NULL;
 }

@@ -2,7 +2,7 @@
 /*
  * queue.c - the data path: submit (one barrier and one doorbell per
  * batch), poll (CQ_HEAD once per batch, every completion checked),
- * wait by interrupt (MSI-X eventfd + poll()), counters.
+ * wait by interrupt (MSI-X eventfd + poll()), queue state and counters.
  *
  * Ring index arithmetic, the phase bit and the memory ordering live in
  * rings/; this file adds the bookkeeping of what was submitted so that
@@ -544,7 +544,7 @@ int sacc_wait(struct sacc_dev *dev, int timeout_ms)
 	}
 }
 
-/* ---- accessors and counters ---- */
+/* ---- queue state and counters ---- */
 
 uint32_t sacc_outstanding(const struct sacc_dev *dev)
 {
@@ -567,79 +567,4 @@ void sacc_stats_clear(struct sacc_dev *dev)
 {
 	if (dev)
 		memset(&dev->stats, 0, sizeof(dev->stats));
-}
-
-const char *sacc_dev_bdf(const struct sacc_dev *dev)
-{
-	return dev ? dev->bdf : "";
-}
-
-int sacc_dev_group(const struct sacc_dev *dev)
-{
-	return dev ? dev->group : -1;
-}
-
-enum sacc_doorbell sacc_dev_doorbell(const struct sacc_dev *dev)
-{
-	return dev ? dev->doorbell : SACC_DOORBELL_MMAP;
-}
-
-uint32_t sacc_dev_sq_entries(const struct sacc_dev *dev)
-{
-	return dev ? dev->sq_entries : 0;
-}
-
-uint32_t sacc_dev_cq_entries(const struct sacc_dev *dev)
-{
-	return dev ? dev->cq_entries : 0;
-}
-
-int sacc_dev_iova_ranges(const struct sacc_dev *dev,
-			 struct sacc_iova_range *out, unsigned int max,
-			 uint64_t *pgsizes)
-{
-	const struct sacc_iommu_info *info;
-	unsigned int i;
-
-	if (!dev || !dev->dma)
-		return sacc_seterr(NULL, EBADF, "device is not open");
-	info = sacc_dma_ctx_info(dev->dma);
-	if (pgsizes)
-		*pgsizes = info->pgsizes;
-	if (!info->has_iova_ranges) {
-		/* No CAP_IOVA_RANGE: what iommu/ falls back to. */
-		if (out && max) {
-			out[0].start = SACC_IOVA_FALLBACK_START;
-			out[0].end = SACC_IOVA_FALLBACK_END;
-		}
-		return 1;
-	}
-	for (i = 0; out && i < max && i < info->nr_ranges; i++)
-		out[i] = info->ranges[i];
-	return (int)info->nr_ranges;
-}
-
-struct sacc_dma_ctx *sacc_dev_dma(struct sacc_dev *dev)
-{
-	return dev ? dev->dma : NULL;
-}
-
-int sacc_dev_container_fd(const struct sacc_dev *dev)
-{
-	return dev ? dev->container_fd : -1;
-}
-
-uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev)
-{
-	return dev ? sacc_buf_iova(dev->sq_buf) : 0;
-}
-
-uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev)
-{
-	return dev ? sacc_buf_iova(dev->cq_buf) : 0;
-}
-
-volatile void *sacc_dev_doorbell_page(const struct sacc_dev *dev)
-{
-	return dev ? dev->db : NULL;
 }
