@@ -258,6 +258,10 @@ int sacc_journal_format(const struct sacc_journal_event *ev, char *buf,
 
 /* ---- the journal writer (what libsacc calls) ---- */
 
+/* Where the journals are: $SACC_JOURNAL_DIR if set and not empty, else
+ * SACC_JOURNAL_DIR_DEFAULT.  Writer and readers all ask here. */
+const char *sacc_journal_dir(void);
+
 struct sacc_journal;
 
 /*

@@ -115,9 +115,6 @@ int kmsg_open(bool at_end);
  * form); counts records lost to overruns.  Returns how many. */
 int kmsg_read(int fd, line_fn fn, void *ctx, uint64_t *overruns);
 
-/* $SACC_JOURNAL_DIR, else /run/sacc. */
-const char *journal_dir_default(void);
-
 #define JTAIL_MAX 64
 struct jfile {
 	char path[PATH_MAX];
