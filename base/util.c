@@ -10,21 +10,29 @@
 
 #include "sacc_base.h"
 
-int sacc_err_set(struct sacc_err *err, int errnum, const char *fmt, ...)
+int sacc_err_vset(struct sacc_err *err, int errnum, const char *fmt,
+		  va_list ap)
 {
-	va_list ap;
-
 	if (errnum < 0)
 		errnum = -errnum;
 	if (errnum == 0)
 		errnum = EIO;
 	if (err) {
 		err->code = -errnum;
-		va_start(ap, fmt);
 		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
-		va_end(ap);
 	}
 	return -errnum;
+}
+
+int sacc_err_set(struct sacc_err *err, int errnum, const char *fmt, ...)
+{
+	va_list ap;
+	int ret;
+
+	va_start(ap, fmt);
+	ret = sacc_err_vset(err, errnum, fmt, ap);
+	va_end(ap);
+	return ret;
 }
 
 char *sacc_fmt_bytes(uint64_t bytes, char *buf, size_t len)

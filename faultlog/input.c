@@ -147,11 +147,8 @@ int sacc_faultlog_add_journal_dir(struct sacc_faultlog *fl, const char *dir,
 
 	if (!fl)
 		return sacc_err_set(err, EINVAL, "NULL fault log");
-	if (!dir) {
-		dir = getenv(SACC_JOURNAL_DIR_ENV);
-		if (!dir || !*dir)
-			dir = SACC_JOURNAL_DIR_DEFAULT;
-	}
+	if (!dir)
+		dir = sacc_journal_dir();
 	n = scandir(dir, &names, jsonl_filter, alphasort);
 	if (n < 0) {
 		if (errno == ENOENT)

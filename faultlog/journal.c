@@ -434,10 +434,17 @@ int sacc_journal_open_path(struct sacc_journal **out, const char *path,
 	return 0;
 }
 
+const char *sacc_journal_dir(void)
+{
+	const char *dir = getenv(SACC_JOURNAL_DIR_ENV);
+
+	return dir && *dir ? dir : SACC_JOURNAL_DIR_DEFAULT;
+}
+
 int sacc_journal_open(struct sacc_journal **out, const char *bdf,
 		      struct sacc_err *err)
 {
-	const char *dir = getenv(SACC_JOURNAL_DIR_ENV);
+	const char *dir = sacc_journal_dir();
 	char canon[SACC_BDF_MAX], path[PATH_MAX];
 	uint32_t domain;
 	uint16_t sid;
@@ -448,8 +455,6 @@ int sacc_journal_open(struct sacc_journal **out, const char *bdf,
 	if (sacc_bdf_to_sid(bdf, &domain, &sid))
 		return sacc_err_set(err, EINVAL, "bad PCI address '%s'",
 				    bdf ? bdf : "(null)");
-	if (!dir || !*dir)
-		dir = SACC_JOURNAL_DIR_DEFAULT;
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return sacc_err_set(err, errno, "creating %s: %s", dir,
 				    strerror(errno));

@@ -31,7 +31,6 @@
 #include <string.h>
 
 #include "fl_priv.h"
-#include "sacc_hw.h"
 
 /* ---- names ---- */
 
@@ -75,45 +74,6 @@ char *sacc_bdf_format(uint32_t domain, uint16_t sid, char *buf, size_t len)
 		snprintf(buf, len, "%04x:%02x:%02x.%x", domain & 0xffff,
 			 sid >> 8, (sid >> 3) & 0x1f, sid & 7);
 	return buf;
-}
-
-static const char *const access_names[] = {
-	[SACC_FAULT_DESC_FETCH] = "desc_fetch",
-	[SACC_FAULT_SRC_READ] = "src_read",
-	[SACC_FAULT_DST_WRITE] = "dst_write",
-	[SACC_FAULT_CQ_WRITE] = "cq_write",
-};
-
-const char *sacc_fault_access_name(unsigned int access)
-{
-	if (access < sizeof(access_names) / sizeof(access_names[0]))
-		return access_names[access];
-	return NULL;
-}
-
-int sacc_fault_access_parse(const char *name, unsigned int *access)
-{
-	for (unsigned int i = 0;
-	     i < sizeof(access_names) / sizeof(access_names[0]); i++) {
-		if (name && !strcmp(name, access_names[i])) {
-			*access = i;
-			return 0;
-		}
-	}
-	return -EINVAL;
-}
-
-const char *sacc_op_name(unsigned int opcode)
-{
-	switch (opcode) {
-	case SACC_OP_NOP:
-		return "nop";
-	case SACC_OP_MEMCPY:
-		return "memcpy";
-	case SACC_OP_XFORM:
-		return "xform";
-	}
-	return NULL;
 }
 
 /* The kernel's dma_remap_fault_reasons[] and irq_remap_fault_reasons[]. */

@@ -166,11 +166,11 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "sacc_hw_names.h" /* sacc_fault_access_name(), sacc_op_name() */
 #include "sacc_iommu.h"
 
 #define SACC_JOURNAL_DIR_DEFAULT "/run/sacc"
 #define SACC_JOURNAL_DIR_ENV	 "SACC_JOURNAL_DIR"
-#define SACC_BDF_MAX		 16 /* "0000:00:00.0" + NUL, rounded */
 
 /* "perm" bits: equal to VFIO_DMA_MAP_FLAG_READ / _WRITE on purpose, so
  * struct sacc_map_entry.perm can be passed straight through. */
@@ -192,15 +192,6 @@ int sacc_bdf_to_sid(const char *s, uint32_t *domain, uint16_t *sid);
 
 /* Canonical "dddd:bb:dd.f" into @buf (>= SACC_BDF_MAX).  Returns @buf. */
 char *sacc_bdf_format(uint32_t domain, uint16_t sid, char *buf, size_t len);
-
-/* "desc_fetch", "src_read", "dst_write", "cq_write", or NULL. */
-const char *sacc_fault_access_name(unsigned int access);
-
-/* Inverse of sacc_fault_access_name().  -EINVAL for an unknown name. */
-int sacc_fault_access_parse(const char *name, unsigned int *access);
-
-/* "nop", "memcpy", "xform", or NULL for an unknown opcode. */
-const char *sacc_op_name(unsigned int opcode);
 
 /* The kernel's text for a VT-d fault reason (DMA remapping 0x0-0xd,
  * interrupt remapping 0x20-0x26), or NULL. */
@@ -266,6 +257,10 @@ int sacc_journal_format(const struct sacc_journal_event *ev, char *buf,
 			size_t len);
 
 /* ---- the journal writer (what libsacc calls) ---- */
+
+/* Where the journals are: $SACC_JOURNAL_DIR if set and not empty, else
+ * SACC_JOURNAL_DIR_DEFAULT.  Writer and readers all ask here. */
+const char *sacc_journal_dir(void);
 
 struct sacc_journal;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * dma.c - permissions, VFIO map/unmap, pinned-memory accounting and the
- * per-container DMA context.
+ * dma.c - VFIO map/unmap, pinned-memory accounting and the per-container
+ * DMA context (allocator + registry + the ioctls).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -25,34 +25,6 @@
 /* Bytes pinned by every context in this process (RLIMIT_MEMLOCK is
  * charged to the process, not to a container). */
 static _Atomic uint64_t process_pinned;
-
-/* ---- permissions ---- */
-
-uint32_t sacc_dma_dir_flags(enum sacc_dma_dir dir)
-{
-	switch (dir) {
-	case SACC_DMA_TO_DEVICE:
-		return VFIO_DMA_MAP_FLAG_READ;
-	case SACC_DMA_FROM_DEVICE:
-		return VFIO_DMA_MAP_FLAG_WRITE;
-	case SACC_DMA_BIDIRECTIONAL:
-		return VFIO_DMA_MAP_FLAG_READ | VFIO_DMA_MAP_FLAG_WRITE;
-	}
-	return 0;
-}
-
-const char *sacc_dma_dir_name(enum sacc_dma_dir dir)
-{
-	switch (dir) {
-	case SACC_DMA_TO_DEVICE:
-		return "to_device";
-	case SACC_DMA_FROM_DEVICE:
-		return "from_device";
-	case SACC_DMA_BIDIRECTIONAL:
-		return "bidirectional";
-	}
-	return "invalid";
-}
 
 /* ---- raw VFIO ---- */
 

@@ -7,16 +7,16 @@
  * Errors follow base/sacc_base.h: a negative errno, and the message in
  * the caller's `struct sacc_err *err` (may be NULL).
  *
- * Layers, lowest first:
+ * Layers, lowest first (each file uses only the ones above it):
  *   sacc_iommu_parse_info()  pure parser of a VFIO_IOMMU_GET_INFO buffer
- *   sacc_iommu_get_info()    the ioctl wrapper (grows the buffer)
- *   sacc_iova_alloc_*        IOVA allocator (pure)
- *   sacc_dma_dir_flags()     permission choice (pure)
- *   sacc_vfio_map_dma()/unmap_dma()   raw ioctl wrappers
- *   sacc_dma_check_limits()  memlock / dma_entry_limit check (pure)
- *   sacc_dma_registry_*      mapping registry + history (pure)
+ *   sacc_iommu_get_info()    the ioctl wrapper (grows the buffer)  info.c
+ *   sacc_iova_alloc_*        IOVA allocator (pure)                alloc.c
+ *   sacc_dma_dir_flags()     permission choice (pure)              perm.c
+ *   sacc_dma_registry_*      mapping registry + history (pure) registry.c
+ *   sacc_vfio_map_dma()/unmap_dma()   raw ioctl wrappers            dma.c
+ *   sacc_dma_check_limits()  memlock / dma_entry_limit check (pure) dma.c
  *   sacc_dma_ctx_*           per-container object combining all of the
- *                            above; what libsacc uses.  Thread safe.
+ *                            above; what libsacc uses.  Thread safe. dma.c
  *
  * IOVA ranges use inclusive ends, as VFIO does.
  */
@@ -27,16 +27,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sacc_base.h" /* struct sacc_err, formatting, clock */
+#include "sacc_base.h"	 /* struct sacc_err, formatting, clock */
+#include "sacc_types.h" /* enum sacc_dma_dir, struct sacc_iova_range */
 
 /* ---- VFIO_IOMMU_GET_INFO ---- */
-
-#define SACC_IOMMU_MAX_RANGES 64
-
-struct sacc_iova_range {
-	uint64_t start;
-	uint64_t end; /* inclusive */
-};
 
 struct sacc_iommu_info {
 	uint32_t flags;	       /* VFIO_IOMMU_INFO_* as reported */
@@ -131,13 +125,6 @@ size_t sacc_iova_alloc_count(const struct sacc_iova_alloc *a);
 
 /* ---- permissions ---- */
 
-enum sacc_dma_dir {
-	SACC_DMA_TO_DEVICE = 1,	    /* device only reads: READ only */
-	SACC_DMA_FROM_DEVICE = 2,   /* device only writes: WRITE only (but
-				     * Linux 5.10-6.15 intel-iommu adds R) */
-	SACC_DMA_BIDIRECTIONAL = 3, /* READ | WRITE */
-};
-
 /* The rings, as the spec requires. */
 #define SACC_DMA_DIR_SQ SACC_DMA_TO_DEVICE
 #define SACC_DMA_DIR_CQ SACC_DMA_FROM_DEVICE
@@ -201,7 +188,6 @@ int sacc_dma_explain_map_errno(int errnum, const struct sacc_dma_limits *lim,
 
 /* ---- mapping registry ---- */
 
-#define SACC_DMA_NAME_MAX	 64
 #define SACC_DMA_HISTORY_DEFAULT 256
 
 struct sacc_map_entry {

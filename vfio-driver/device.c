@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * device.c - BAR0 mapping, register access, MSI-X, reset and the spec's
- * init sequence; sacc_open() and sacc_close().
+ * device.c - BAR0 mapping, MSI-X, reset and the spec's init sequence;
+ * sacc_open(), sacc_close(), sacc_reset() and the sacc_dev_*()
+ * accessors.  Register access is regs.c.
  *
  * BAR0 is mapped as two separate 4 KiB mappings: the register page
  * (offset 0) and the doorbell page (offset 0x1000), so the submission
@@ -21,131 +22,6 @@
 #include <unistd.h>
 
 #include "sacc_priv.h"
-
-/* ---- names for numbers (also used by saccctl) ---- */
-
-const char *sacc_status_str(unsigned int status)
-{
-	switch (status) {
-	case SACC_STS_OK:
-		return "ok";
-	case SACC_STS_BAD_OPCODE:
-		return "bad opcode";
-	case SACC_STS_DMA_FAULT:
-		return "DMA fault";
-	case SACC_STS_BAD_LENGTH:
-		return "bad length";
-	}
-	return "unknown status";
-}
-
-const char *sacc_err_code_str(uint32_t code)
-{
-	switch (code) {
-	case SACC_ERR_NONE:
-		return "none";
-	case SACC_ERR_BAD_OPCODE:
-		return "unknown opcode";
-	case SACC_ERR_DMA:
-		return "DMA fault or misaligned ring base";
-	case SACC_ERR_INVALID:
-		return "bad size, doorbell or CQ_HEAD value";
-	case SACC_ERR_NOT_READY:
-		return "doorbell while not READY";
-	}
-	return "unknown error code";
-}
-
-const char *sacc_fault_access_str(uint32_t info)
-{
-	switch (info & SACC_FAULT_ACCESS_MASK) {
-	case SACC_FAULT_DESC_FETCH:
-		return "descriptor fetch";
-	case SACC_FAULT_SRC_READ:
-		return "source read";
-	case SACC_FAULT_DST_WRITE:
-		return "destination write";
-	case SACC_FAULT_CQ_WRITE:
-		return "completion write";
-	}
-	return "unknown access";
-}
-
-const char *sacc_opcode_str(unsigned int opcode)
-{
-	switch (opcode) {
-	case SACC_OP_NOP:
-		return "nop";
-	case SACC_OP_MEMCPY:
-		return "memcpy";
-	case SACC_OP_XFORM:
-		return "xform";
-	}
-	return "unknown";
-}
-
-/* ---- register access ---- */
-
-uint32_t sacc_rd(struct sacc_dev *dev, uint32_t off)
-{
-	uint32_t v;
-
-	if (off < SACC_PAGE_SIZE && dev->regs)
-		return dev->regs[off / 4];
-	if (off >= SACC_PAGE_SIZE && dev->db)
-		return dev->db[(off - SACC_PAGE_SIZE) / 4];
-	if (pread(dev->device_fd, &v, 4, (off_t)(dev->bar0.offset + off)) != 4)
-		return UINT32_MAX;
-	return v;
-}
-
-void sacc_wr(struct sacc_dev *dev, uint32_t off, uint32_t val)
-{
-	if (off < SACC_PAGE_SIZE && dev->regs) {
-		dev->regs[off / 4] = val;
-		return;
-	}
-	if (off >= SACC_PAGE_SIZE && dev->db) {
-		dev->db[(off - SACC_PAGE_SIZE) / 4] = val;
-		return;
-	}
-	if (pwrite(dev->device_fd, &val, 4, (off_t)(dev->bar0.offset + off)) !=
-	    4) {
-		/* Nothing sane to do; the caller's next read will show it. */
-	}
-}
-
-static int check_reg_off(struct sacc_dev *dev, uint32_t off)
-{
-	if (!dev || (dev->device_fd < 0 && !dev->regs))
-		return sacc_seterr(dev, EBADF, "device is not open");
-	if (off % 4 || off >= SACC_BAR0_SIZE)
-		return sacc_seterr(dev, EINVAL,
-				   "register offset 0x%x: must be 4-byte "
-				   "aligned and below 0x%x",
-				   off, SACC_BAR0_SIZE);
-	return 0;
-}
-
-int sacc_reg_read(struct sacc_dev *dev, uint32_t off, uint32_t *val)
-{
-	int ret = check_reg_off(dev, off);
-
-	if (ret)
-		return ret;
-	*val = sacc_rd(dev, off);
-	return 0;
-}
-
-int sacc_reg_write(struct sacc_dev *dev, uint32_t off, uint32_t val)
-{
-	int ret = check_reg_off(dev, off);
-
-	if (ret)
-		return ret;
-	sacc_wr(dev, off, val);
-	return 0;
-}
 
 /* ---- BAR0 ---- */
 
@@ -200,13 +76,10 @@ static int check_identity(struct sacc_dev *dev)
 {
 	uint32_t magic = sacc_rd(dev, SACC_REG_MAGIC);
 	uint32_t ver = sacc_rd(dev, SACC_REG_VERSION);
+	int ret = sacc_reg_check(dev, magic);
 
-	if (magic == UINT32_MAX)
-		return sacc_seterr(dev, EIO,
-				   "%s: registers read all-ones: the device "
-				   "does not answer (memory space disabled, "
-				   "or it was removed)",
-				   dev->bdf);
+	if (ret)
+		return ret;
 	if (magic != SACC_MAGIC)
 		return sacc_seterr(dev, ENODEV,
 				   "%s: MAGIC reads 0x%08x, a SACC device has "
@@ -339,23 +212,18 @@ int sacc_hw_reset(struct sacc_dev *dev, bool flr)
 /* Message for a device in STATUS.ERROR (a fatal ring error). */
 int sacc_fatal_msg(struct sacc_dev *dev, const char *what)
 {
-	uint32_t st = sacc_rd(dev, SACC_REG_STATUS);
-	uint32_t code = sacc_rd(dev, SACC_REG_ERR_CODE);
-	uint32_t info = sacc_rd(dev, SACC_REG_FAULT_INFO);
-	uint32_t cnt = sacc_rd(dev, SACC_REG_FAULT_COUNT);
-	uint32_t req = sacc_rd(dev, SACC_REG_FAULT_REQ_ID);
-	uint64_t addr = sacc_rd(dev, SACC_REG_FAULT_ADDR) |
-			(uint64_t)sacc_rd(dev, SACC_REG_FAULT_ADDR + 4) << 32;
 	struct sacc_iova_lookup lk;
+	struct sacc_fault_regs f;
 	char where[192] = "";
 
-	if (!cnt)
+	sacc_fault_regs_read(dev, &f);
+	if (!f.count)
 		return sacc_seterr(dev, EIO,
 				   "%s: %s: device stopped (STATUS 0x%x, "
 				   "ERR_CODE %u: %s); call sacc_reset()",
-				   dev->bdf, what, st, code,
-				   sacc_err_code_str(code));
-	if (dev->dma && sacc_dma_lookup(dev->dma, addr, 0, &lk) == 0) {
+				   dev->bdf, what, f.status, f.err_code,
+				   sacc_err_code_str(f.err_code));
+	if (dev->dma && sacc_dma_lookup(dev->dma, f.addr, 0, &lk) == 0) {
 		where[0] = ' ';
 		where[1] = '(';
 		sacc_iova_lookup_format(&lk, where + 2, sizeof(where) - 3);
@@ -366,11 +234,12 @@ int sacc_fatal_msg(struct sacc_dev *dev, const char *what)
 			   "%s); last DMA fault: %s %s at IOVA 0x%llx%s, "
 			   "req_id %u, %u fault%s since reset; call "
 			   "sacc_reset()",
-			   dev->bdf, what, st, code, sacc_err_code_str(code),
-			   sacc_fault_access_str(info),
-			   info & SACC_FAULT_IS_WRITE ? "(write)" : "(read)",
-			   (unsigned long long)addr, where, req, cnt,
-			   cnt == 1 ? "" : "s");
+			   dev->bdf, what, f.status, f.err_code,
+			   sacc_err_code_str(f.err_code),
+			   sacc_fault_access_str(f.info),
+			   f.info & SACC_FAULT_IS_WRITE ? "(write)" : "(read)",
+			   (unsigned long long)f.addr, where, f.req_id, f.count,
+			   f.count == 1 ? "" : "s");
 }
 
 /*
@@ -406,17 +275,13 @@ int sacc_hw_init(struct sacc_dev *dev)
 		return sacc_seterr(dev, ret, "%s: ring init failed", dev->bdf);
 	dev->empty_polls = 0;
 
-	sacc_wr(dev, SACC_REG_SQ_BASE, (uint32_t)sq);
-	sacc_wr(dev, SACC_REG_SQ_BASE + 4, (uint32_t)(sq >> 32));
+	sacc_wr64(dev, SACC_REG_SQ_BASE, sq);
 	sacc_wr(dev, SACC_REG_SQ_SIZE, dev->sq_entries);
-	sacc_wr(dev, SACC_REG_CQ_BASE, (uint32_t)cq);
-	sacc_wr(dev, SACC_REG_CQ_BASE + 4, (uint32_t)(cq >> 32));
+	sacc_wr64(dev, SACC_REG_CQ_BASE, cq);
 	sacc_wr(dev, SACC_REG_CQ_SIZE, dev->cq_entries);
-	if (sacc_rd(dev, SACC_REG_SQ_BASE) != (uint32_t)sq ||
-	    sacc_rd(dev, SACC_REG_SQ_BASE + 4) != (uint32_t)(sq >> 32) ||
+	if (sacc_rd64(dev, SACC_REG_SQ_BASE) != sq ||
 	    sacc_rd(dev, SACC_REG_SQ_SIZE) != dev->sq_entries ||
-	    sacc_rd(dev, SACC_REG_CQ_BASE) != (uint32_t)cq ||
-	    sacc_rd(dev, SACC_REG_CQ_BASE + 4) != (uint32_t)(cq >> 32) ||
+	    sacc_rd64(dev, SACC_REG_CQ_BASE) != cq ||
 	    sacc_rd(dev, SACC_REG_CQ_SIZE) != dev->cq_entries)
 		return sacc_seterr(dev, EIO,
 				   "%s: ring registers did not take the "
@@ -557,11 +422,10 @@ int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
 fail:
 	/* Keep the message: sacc_close() must not overwrite it. */
 	{
-		char msg[SACC_ERRMSG_MAX];
+		struct sacc_err why = dev->err;
 
-		memcpy(msg, dev->err, sizeof(msg));
 		sacc_close(dev);
-		sacc_seterr(NULL, ret, "%s", msg);
+		sacc_seterr(NULL, ret, "%s", why.msg);
 	}
 	return ret;
 }
@@ -627,4 +491,81 @@ int sacc_reset(struct sacc_dev *dev)
 		return ret;
 	dev->stats.resets++;
 	return 0;
+}
+
+/* ---- accessors ---- */
+
+const char *sacc_dev_bdf(const struct sacc_dev *dev)
+{
+	return dev ? dev->bdf : "";
+}
+
+int sacc_dev_group(const struct sacc_dev *dev)
+{
+	return dev ? dev->group : -1;
+}
+
+enum sacc_doorbell sacc_dev_doorbell(const struct sacc_dev *dev)
+{
+	return dev ? dev->doorbell : SACC_DOORBELL_MMAP;
+}
+
+uint32_t sacc_dev_sq_entries(const struct sacc_dev *dev)
+{
+	return dev ? dev->sq_entries : 0;
+}
+
+uint32_t sacc_dev_cq_entries(const struct sacc_dev *dev)
+{
+	return dev ? dev->cq_entries : 0;
+}
+
+int sacc_dev_iova_ranges(const struct sacc_dev *dev,
+			 struct sacc_iova_range *out, unsigned int max,
+			 uint64_t *pgsizes)
+{
+	const struct sacc_iommu_info *info;
+	unsigned int i;
+
+	if (!dev || !dev->dma)
+		return sacc_seterr(NULL, EBADF, "device is not open");
+	info = sacc_dma_ctx_info(dev->dma);
+	if (pgsizes)
+		*pgsizes = info->pgsizes;
+	if (!info->has_iova_ranges) {
+		/* No CAP_IOVA_RANGE: what iommu/ falls back to. */
+		if (out && max) {
+			out[0].start = SACC_IOVA_FALLBACK_START;
+			out[0].end = SACC_IOVA_FALLBACK_END;
+		}
+		return 1;
+	}
+	for (i = 0; out && i < max && i < info->nr_ranges; i++)
+		out[i] = info->ranges[i];
+	return (int)info->nr_ranges;
+}
+
+struct sacc_dma_ctx *sacc_dev_dma(struct sacc_dev *dev)
+{
+	return dev ? dev->dma : NULL;
+}
+
+int sacc_dev_container_fd(const struct sacc_dev *dev)
+{
+	return dev ? dev->container_fd : -1;
+}
+
+uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev)
+{
+	return dev ? sacc_buf_iova(dev->sq_buf) : 0;
+}
+
+uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev)
+{
+	return dev ? sacc_buf_iova(dev->cq_buf) : 0;
+}
+
+volatile void *sacc_dev_doorbell_page(const struct sacc_dev *dev)
+{
+	return dev ? dev->db : NULL;
 }

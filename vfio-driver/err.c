@@ -1,33 +1,33 @@
 // SPDX-License-Identifier: MIT
 /*
- * err.c - libsacc error reporting.
+ * err.c - libsacc error reporting, on base/'s error model.
  *
- * Every failing libsacc call returns a negative errno and leaves a message
- * with context in a thread-local buffer (and, for calls on a device, in the
- * device too).  The library never prints and never aborts.
+ * Every failing libsacc call returns a negative errno and leaves a
+ * struct sacc_err (the errno and a message with context) in a
+ * thread-local slot and, for calls on a device, in the device too;
+ * sacc_errmsg() reads the message.  The library never prints and never
+ * aborts.
  */
-#include <errno.h>
 #include <stdarg.h>
-#include <stdio.h>
-#include <string.h>
 
 #include "sacc_priv.h"
 
-static __thread char tls_err[SACC_ERRMSG_MAX];
+/* The last failure in this thread: sacc_open() and calls without a
+ * device have nowhere else to put it. */
+static __thread struct sacc_err tls_err;
 
 int sacc_vseterr(struct sacc_dev *dev, int err, const char *fmt, va_list ap)
 {
-	char msg[SACC_ERRMSG_MAX];
+	struct sacc_err e;
+	int ret;
 
-	if (err < 0)
-		err = -err;
-	if (err == 0)
-		err = EIO;
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	memcpy(tls_err, msg, sizeof(tls_err));
+	/* Format aside first: the arguments may be dev->err's own message
+	 * (sacc_check() re-reports it). */
+	ret = sacc_err_vset(&e, err, fmt, ap);
+	tls_err = e;
 	if (dev)
-		memcpy(dev->err, msg, sizeof(dev->err));
-	return -err;
+		dev->err = e;
+	return ret;
 }
 
 int sacc_seterr(struct sacc_dev *dev, int err, const char *fmt, ...)
@@ -44,6 +44,6 @@ int sacc_seterr(struct sacc_dev *dev, int err, const char *fmt, ...)
 const char *sacc_errmsg(const struct sacc_dev *dev)
 {
 	if (dev)
-		return dev->err;
-	return tls_err;
+		return dev->err.msg;
+	return tls_err.msg;
 }

@@ -29,8 +29,7 @@
 static void note_error(struct sacc_dev *dev, const struct sacc_err *e)
 {
 	if (!dev->journal_errors++)
-		snprintf(dev->journal_err, sizeof(dev->journal_err), "%s",
-			 e->msg);
+		dev->journal_err = *e;
 }
 
 static void on_mapped(void *opaque, const struct sacc_map_entry *m)
@@ -78,12 +77,12 @@ void sacc_dev_journal_open(struct sacc_dev *dev)
 	struct sacc_journal *j = NULL;
 	struct sacc_err e = {0};
 
-	dev->journal_err[0] = '\0';
+	dev->journal_err = (struct sacc_err){0};
 	if (sacc_journal_open(&j, dev->bdf, &e)) {
-		snprintf(dev->journal_err, sizeof(dev->journal_err),
-			 "no fault journal: %s (set %s to a writable "
-			 "directory)",
-			 e.msg, SACC_JOURNAL_DIR_ENV);
+		sacc_err_set(&dev->journal_err, e.code,
+			     "no fault journal: %s (set %s to a writable "
+			     "directory)",
+			     e.msg, SACC_JOURNAL_DIR_ENV);
 		return;
 	}
 	sacc_dev_journal_attach(dev, j);
@@ -155,29 +154,25 @@ static void infer_record(struct sacc_dev *dev, const struct sacc_desc *d,
 		*addr = d->dst; /* mapped, yet refused: its target said no */
 }
 
-static uint64_t fault_addr(struct sacc_dev *dev)
-{
-	return sacc_rd(dev, SACC_REG_FAULT_ADDR) |
-	       (uint64_t)sacc_rd(dev, SACC_REG_FAULT_ADDR + 4) << 32;
-}
-
 void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 			    uint32_t req_id, uint16_t opcode)
 {
 	const struct sacc_desc *d = &dev->sq.entries[slot];
 	struct sacc_journal_fault f = {0};
+	struct sacc_fault_regs r;
 	struct sacc_err e = {0};
 
 	if (!dev->journal)
 		return;
+	sacc_fault_regs_read(dev, &r);
 	f.req_id = req_id;
 	f.opcode = opcode;
 	f.status = SACC_STS_DMA_FAULT;
 	f.length = d->length;
-	f.fault_count = sacc_rd(dev, SACC_REG_FAULT_COUNT);
-	if (sacc_rd(dev, SACC_REG_FAULT_REQ_ID) == req_id) {
-		f.addr = fault_addr(dev);
-		f.info = sacc_rd(dev, SACC_REG_FAULT_INFO);
+	f.fault_count = r.count;
+	if (r.req_id == req_id) {
+		f.addr = r.addr;
+		f.info = r.info;
 	} else {
 		infer_record(dev, d, &f.addr, &f.info);
 	}
@@ -188,17 +183,20 @@ void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 void sacc_dev_journal_fatal(struct sacc_dev *dev)
 {
 	struct sacc_journal_fault f = {0};
+	struct sacc_fault_regs r;
 	struct sacc_err e = {0};
 	uint32_t i, n;
 
-	if (!dev->journal || !sacc_rd(dev, SACC_REG_FAULT_COUNT) ||
-	    sacc_rd(dev, SACC_REG_ERR_CODE) != SACC_ERR_DMA)
+	if (!dev->journal)
+		return;
+	sacc_fault_regs_read(dev, &r);
+	if (!r.count || r.err_code != SACC_ERR_DMA)
 		return;
 	f.fatal = true;
-	f.addr = fault_addr(dev);
-	f.info = sacc_rd(dev, SACC_REG_FAULT_INFO);
-	f.req_id = sacc_rd(dev, SACC_REG_FAULT_REQ_ID);
-	f.fault_count = sacc_rd(dev, SACC_REG_FAULT_COUNT);
+	f.addr = r.addr;
+	f.info = r.info;
+	f.req_id = r.req_id;
+	f.fault_count = r.count;
 	/* A completion write fault names a descriptor we submitted. */
 	n = dev->track && dev->sq.size ? sacc_sq_in_flight(&dev->sq) : 0;
 	for (i = 0; f.req_id && i < n; i++) {
@@ -223,9 +221,9 @@ const char *sacc_dev_journal(const struct sacc_dev *dev, const char **why)
 	if (!dev)
 		*why = "no device";
 	else if (!path)
-		*why = dev->journal_err[0] ? dev->journal_err
-					   : "no fault journal was opened";
+		*why = dev->journal_err.code ? dev->journal_err.msg
+					     : "no fault journal was opened";
 	else
-		*why = dev->journal_errors ? dev->journal_err : NULL;
+		*why = dev->journal_errors ? dev->journal_err.msg : NULL;
 	return path;
 }

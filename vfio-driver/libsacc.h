@@ -2,11 +2,14 @@
 /*
  * libsacc.h - userspace VFIO driver for the SACC accelerator.
  *
- * The one public header of libsacc.  A sacc_dev owns one SACC function
+ * The public header of libsacc.  A sacc_dev owns one SACC function
  * through VFIO (its own container, so its own IOVA space), maps BAR0's
  * register page and doorbell page separately, DMA-maps its rings and
- * buffers through iommu/ (page-granular, guard pages, least privilege)
- * and submits work kernel-bypass style.
+ * buffers (page-granular, guard pages, least privilege) and submits work
+ * kernel-bypass style.  It includes only the hardware contract
+ * (sacc_hw.h, sacc_hw_names.h) and the shared types (sacc_types.h);
+ * the hooks that bypass libsacc's checks are in libsacc_unsafe.h, which
+ * is not installed.
  *
  * Errors: every call that can fail returns a negative errno and leaves a
  * message with context, readable with sacc_errmsg(dev) (or
@@ -42,21 +45,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sacc_hw.h"	/* opcodes, status codes, registers, descriptors */
-#include "sacc_iommu.h" /* enum sacc_dma_dir, struct sacc_iova_range */
+#include "sacc_hw.h"	   /* opcodes, status codes, registers, descriptors */
+#include "sacc_hw_names.h" /* sacc_opcode_str(), sacc_status_str(), ... */
+#include "sacc_types.h"	   /* SACC_BDF_MAX, enum sacc_dma_dir, IOVA range */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-/* "0000:00:03.0" plus NUL, with room to spare. */
-#define SACC_BDF_MAX	     16
 #define SACC_DEFAULT_ENTRIES 256u
 
 struct sacc_dev;
 struct sacc_buf;
 
-/* ---- errors and names ---- */
+/* ---- errors ---- */
 
 /*
  * The message of the last failure: of a call on @dev, or, with @dev
@@ -64,11 +66,6 @@ struct sacc_buf;
  * failures are only there, as there is no device).  Never NULL.
  */
 const char *sacc_errmsg(const struct sacc_dev *dev);
-
-const char *sacc_opcode_str(unsigned int opcode);	/* "nop", "memcpy" */
-const char *sacc_status_str(unsigned int status);	/* SACC_STS_* */
-const char *sacc_err_code_str(uint32_t err_code);	/* SACC_ERR_* */
-const char *sacc_fault_access_str(uint32_t fault_info); /* FAULT_INFO */
 
 /* ---- PCI discovery and binding (sysfs; $SACC_SYSFS_ROOT overrides /sys) */
 
@@ -329,50 +326,10 @@ void sacc_stats_clear(struct sacc_dev *dev);
 
 /* ---- registers (tools, tests) ---- */
 
-/* 32-bit access to BAR0 (offset 4-aligned, < 0x2000: page 1 is the
- * doorbell).  -EINVAL for a bad offset. */
+/* 32-bit read of BAR0 (offset 4-aligned, < 0x2000: page 1 is the
+ * doorbell, which reads 0).  -EINVAL for a bad offset.  Writes are in
+ * libsacc_unsafe.h: they would change the device behind libsacc's back. */
 int sacc_reg_read(struct sacc_dev *dev, uint32_t off, uint32_t *val);
-int sacc_reg_write(struct sacc_dev *dev, uint32_t off, uint32_t val);
-
-/* ---------------------------------------------------------------------
- * UNSAFE test hooks.  They bypass libsacc's safety checks; for fault
- * injection only.  Nothing in the normal path uses them.
- * --------------------------------------------------------------------- */
-
-/*
- * Submit @d as it is (any opcode, length, flags, src/dst IOVA) with one
- * doorbell, except req_id, which the driver assigns so the completion
- * can still be checked.  Returns that req_id (> 0) or -errno; the
- * result comes back from sacc_poll() with raw = true.
- * Bypasses libsacc's safety checks; for fault injection only.
- */
-int sacc_submit_raw(struct sacc_dev *dev, const struct sacc_desc *d);
-
-/*
- * The device's DMA context (iommu/): map any page-aligned memory with
- * any permission (sacc_dma_map), unmap, look up the registry for fault
- * attribution.  Valid until sacc_close().  Mappings made through it are
- * the caller's to unmap, before freeing the memory.
- * Bypasses libsacc's safety checks; for fault injection only.
- */
-struct sacc_dma_ctx *sacc_dev_dma(struct sacc_dev *dev);
-
-/* The VFIO container fd (raw sacc_vfio_map_dma at a chosen IOVA).
- * Bypasses libsacc's safety checks; for fault injection only. */
-int sacc_dev_container_fd(const struct sacc_dev *dev);
-
-/* IOVAs of the SQ and CQ ring memory (for ring attacks / attribution). */
-uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev);
-uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev);
-
-/*
- * The mmapped BAR0 doorbell page (4 KiB, page aligned), NULL if BAR0 is
- * not mmapped.  A VM_PFNMAP mapping of the device's own MMIO: VFIO can
- * DMA-map it into the container (sacc_dma_map() on sacc_dev_dma()),
- * which is how a device is pointed at its own BAR.
- * Bypasses libsacc's safety checks; for fault injection only.
- */
-volatile void *sacc_dev_doorbell_page(const struct sacc_dev *dev);
 
 #ifdef __cplusplus
 }

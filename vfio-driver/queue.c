@@ -2,20 +2,20 @@
 /*
  * queue.c - the data path: submit (one barrier and one doorbell per
  * batch), poll (CQ_HEAD once per batch, every completion checked),
- * wait by interrupt (MSI-X eventfd + poll()), counters.
+ * wait by interrupt (MSI-X eventfd + poll()), queue state and counters.
  *
  * Ring index arithmetic, the phase bit and the memory ordering live in
  * rings/; this file adds the bookkeeping of what was submitted so that
  * nothing the device writes into the CQ is taken on trust.
  */
 #include <errno.h>
-#include <stdatomic.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "sacc_mmio.h"
 #include "sacc_priv.h"
 
 int sacc_queue_alloc(struct sacc_dev *dev)
@@ -86,7 +86,7 @@ int sacc_mark_broken(struct sacc_dev *dev, int err, const char *fmt, ...)
 	if (!dev->broken)
 		dev->stats.device_errors++;
 	dev->broken = true;
-	memcpy(dev->broken_msg, dev->err, sizeof(dev->broken_msg));
+	dev->why_broken = dev->err;
 	return ret;
 }
 
@@ -105,7 +105,7 @@ static int not_ready(struct sacc_dev *dev, const char *what)
 				   "failed?); call sacc_reset()",
 				   what, dev->bdf);
 	if (dev->broken)
-		return sacc_seterr(dev, EIO, "%s", dev->broken_msg);
+		return sacc_seterr(dev, EIO, "%s", dev->why_broken.msg);
 	return 0;
 }
 
@@ -125,8 +125,9 @@ static int ring_doorbell(struct sacc_dev *dev, uint32_t tail)
 
 	dev->stats.doorbells++;
 	if (dev->doorbell == SACC_DOORBELL_MMAP) {
-		/* sacc_sq_publish() has issued the release fence. */
-		*dev->db = tail;
+		/* Offset 0 of the doorbell page; the write's release fence
+		 * (sacc_sq_publish() has one too) orders the descriptors. */
+		sacc_mmio_write32(dev->db, 0, tail);
 		return 0;
 	}
 	n = pwrite(dev->device_fd, &tail, sizeof(tail),
@@ -414,9 +415,8 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 		    read(dev->irq_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
 			dev->stats.interrupts += cnt;
 		sacc_sq_complete(&dev->sq, n);
-		/* Our reads of the entries happen before the device may reuse
-		 * their slots. */
-		atomic_thread_fence(memory_order_release);
+		/* sacc_wr()'s release fence: our reads of the entries happen
+		 * before the device may reuse their slots. */
 		sacc_wr(dev, SACC_REG_CQ_HEAD, dev->cq.head);
 		dev->stats.cq_head_writes++;
 		dev->stats.completed += n;
@@ -439,20 +439,18 @@ int sacc_check(struct sacc_dev *dev)
 	if (!dev)
 		return sacc_seterr(NULL, EINVAL, "sacc_check: dev is NULL");
 	if (dev->broken)
-		return sacc_seterr(dev, EIO, "%s", dev->broken_msg);
+		return sacc_seterr(dev, EIO, "%s", dev->why_broken.msg);
 	st = sacc_rd(dev, SACC_REG_STATUS);
-	if (st == UINT32_MAX)
-		return sacc_mark_broken(dev, EIO,
-					"%s: registers read all-ones: the "
-					"device does not answer; call "
-					"sacc_reset()",
-					dev->bdf);
+	ret = sacc_reg_check(dev, st);
+	if (ret)
+		return sacc_mark_broken(dev, ret, "%s; call sacc_reset()",
+					dev->err.msg);
 	if ((st & SACC_STATUS_ERROR) ||
 	    (dev->initialised && !(st & SACC_STATUS_READY))) {
 		if (st & SACC_STATUS_ERROR)
 			sacc_dev_journal_fatal(dev);
 		ret = sacc_fatal_msg(dev, "fatal device error");
-		sacc_mark_broken(dev, ret, "%s", dev->err);
+		sacc_mark_broken(dev, ret, "%s", dev->err.msg);
 		return ret;
 	}
 	return 0;
@@ -467,15 +465,17 @@ static int take_irq(struct sacc_dev *dev)
 {
 	uint64_t cnt = 0;
 	uint32_t irq;
+	bool gone;
 	int ret;
 
 	if (read(dev->irq_fd, &cnt, sizeof(cnt)) != sizeof(cnt) || !cnt)
 		return 0;
 	dev->stats.interrupts += cnt;
 	irq = sacc_rd(dev, SACC_REG_IRQ_STATUS);
-	if (irq && irq != UINT32_MAX)
+	gone = sacc_reg_check(dev, irq) < 0; /* sacc_check() tells more */
+	if (irq && !gone)
 		sacc_wr(dev, SACC_REG_IRQ_ACK, irq);
-	if (irq & SACC_IRQ_FATAL || irq == UINT32_MAX) {
+	if (irq & SACC_IRQ_FATAL || gone) {
 		ret = sacc_check(dev);
 		if (ret)
 			return ret;
@@ -544,7 +544,7 @@ int sacc_wait(struct sacc_dev *dev, int timeout_ms)
 	}
 }
 
-/* ---- accessors and counters ---- */
+/* ---- queue state and counters ---- */
 
 uint32_t sacc_outstanding(const struct sacc_dev *dev)
 {
@@ -567,79 +567,4 @@ void sacc_stats_clear(struct sacc_dev *dev)
 {
 	if (dev)
 		memset(&dev->stats, 0, sizeof(dev->stats));
-}
-
-const char *sacc_dev_bdf(const struct sacc_dev *dev)
-{
-	return dev ? dev->bdf : "";
-}
-
-int sacc_dev_group(const struct sacc_dev *dev)
-{
-	return dev ? dev->group : -1;
-}
-
-enum sacc_doorbell sacc_dev_doorbell(const struct sacc_dev *dev)
-{
-	return dev ? dev->doorbell : SACC_DOORBELL_MMAP;
-}
-
-uint32_t sacc_dev_sq_entries(const struct sacc_dev *dev)
-{
-	return dev ? dev->sq_entries : 0;
-}
-
-uint32_t sacc_dev_cq_entries(const struct sacc_dev *dev)
-{
-	return dev ? dev->cq_entries : 0;
-}
-
-int sacc_dev_iova_ranges(const struct sacc_dev *dev,
-			 struct sacc_iova_range *out, unsigned int max,
-			 uint64_t *pgsizes)
-{
-	const struct sacc_iommu_info *info;
-	unsigned int i;
-
-	if (!dev || !dev->dma)
-		return sacc_seterr(NULL, EBADF, "device is not open");
-	info = sacc_dma_ctx_info(dev->dma);
-	if (pgsizes)
-		*pgsizes = info->pgsizes;
-	if (!info->has_iova_ranges) {
-		/* No CAP_IOVA_RANGE: what iommu/ falls back to. */
-		if (out && max) {
-			out[0].start = SACC_IOVA_FALLBACK_START;
-			out[0].end = SACC_IOVA_FALLBACK_END;
-		}
-		return 1;
-	}
-	for (i = 0; out && i < max && i < info->nr_ranges; i++)
-		out[i] = info->ranges[i];
-	return (int)info->nr_ranges;
-}
-
-struct sacc_dma_ctx *sacc_dev_dma(struct sacc_dev *dev)
-{
-	return dev ? dev->dma : NULL;
-}
-
-int sacc_dev_container_fd(const struct sacc_dev *dev)
-{
-	return dev ? dev->container_fd : -1;
-}
-
-uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev)
-{
-	return dev ? sacc_buf_iova(dev->sq_buf) : 0;
-}
-
-uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev)
-{
-	return dev ? sacc_buf_iova(dev->cq_buf) : 0;
-}
-
-volatile void *sacc_dev_doorbell_page(const struct sacc_dev *dev)
-{
-	return dev ? dev->db : NULL;
 }

@@ -12,12 +12,11 @@
 #include <sys/types.h>
 
 #include "libsacc.h"
+#include "libsacc_unsafe.h" /* defined here too, so the compiler checks */
 #include "sacc_hw.h"
 #include "sacc_ring.h"
 #include "sacc_iommu.h"
 #include "sacc_faultlog.h"
-
-#define SACC_ERRMSG_MAX 512
 
 /* Bounds on how long we believe the device (never trust it to answer). */
 #define SACC_READY_TIMEOUT_MS 1000
@@ -87,16 +86,16 @@ struct sacc_dev {
 	struct sacc_cqe *cqe_tmp; /* reap scratch, cq_entries */
 	uint32_t next_req_id;
 	uint32_t empty_polls;
-	char broken_msg[SACC_ERRMSG_MAX]; /* why it is untrusted */
+	struct sacc_err why_broken; /* why it is untrusted */
 
 	struct sacc_buf *bufs; /* every live buffer */
 	struct sacc_stats stats;
-	char err[SACC_ERRMSG_MAX];
+	struct sacc_err err; /* the last failure (sacc_errmsg) */
 
 	/* Fault journal (journal.c); NULL if it could not be opened. */
 	struct sacc_journal *journal;
-	uint64_t journal_errors;	   /* failed journal writes */
-	char journal_err[SACC_ERRMSG_MAX]; /* why none / first failure */
+	uint64_t journal_errors;     /* failed journal writes */
+	struct sacc_err journal_err; /* why none / first failure */
 };
 
 /* err.c */
@@ -116,6 +115,31 @@ int sacc_cfg_write(struct sacc_dev *dev, uint32_t off, const void *buf,
 int sacc_enable_bus_master(struct sacc_dev *dev);
 void sacc_disable_bus_master(struct sacc_dev *dev);
 
+/* regs.c: BAR0 registers (sacc_mmio.h when mmapped, else pread/pwrite) */
+uint32_t sacc_rd(struct sacc_dev *dev, uint32_t off);
+void sacc_wr(struct sacc_dev *dev, uint32_t off, uint32_t val);
+/* 64-bit registers: two halves, low first. */
+uint64_t sacc_rd64(struct sacc_dev *dev, uint32_t off);
+void sacc_wr64(struct sacc_dev *dev, uint32_t off, uint64_t val);
+/*
+ * 0 if @val, a register just read, came from the device; -EIO with the
+ * message if it is all-ones, which is what a read returns when nothing
+ * answers (memory space disabled, device removed).  No register checked
+ * this way (MAGIC, STATUS, IRQ_STATUS) can legitimately read all-ones.
+ */
+int sacc_reg_check(struct sacc_dev *dev, uint32_t val);
+
+/* The device's error and fault record registers, as one snapshot. */
+struct sacc_fault_regs {
+	uint32_t status;
+	uint32_t err_code;
+	uint64_t addr; /* FAULT_ADDR */
+	uint32_t info; /* FAULT_INFO: access, IS_WRITE */
+	uint32_t req_id;
+	uint32_t count; /* FAULT_COUNT, since reset */
+};
+void sacc_fault_regs_read(struct sacc_dev *dev, struct sacc_fault_regs *f);
+
 /* device.c */
 int sacc_bar_map(struct sacc_dev *dev);
 void sacc_bar_unmap(struct sacc_dev *dev);
@@ -124,8 +148,6 @@ void sacc_irq_disable(struct sacc_dev *dev);
 int sacc_hw_reset(struct sacc_dev *dev, bool flr);
 int sacc_hw_init(struct sacc_dev *dev);
 void sacc_hw_quiesce(struct sacc_dev *dev);
-uint32_t sacc_rd(struct sacc_dev *dev, uint32_t off);
-void sacc_wr(struct sacc_dev *dev, uint32_t off, uint32_t val);
 int sacc_fatal_msg(struct sacc_dev *dev, const char *what);
 
 /* queue.c */

@@ -32,6 +32,7 @@
 
 #include "guest_util.h"
 #include "libsacc.h"
+#include "libsacc_unsafe.h" /* raw submits, DMA context, doorbell page */
 
 #define KiB 1024u
 #define MiB (1024u * 1024u)

@@ -237,6 +237,28 @@ START_TEST(test_bdf_parse)
 }
 END_TEST
 
+/* The texts libsacc's messages and saccctl's output are built from. */
+START_TEST(test_hw_names)
+{
+	unsigned int op;
+
+	ck_assert_str_eq(sacc_opcode_str(SACC_OP_XFORM), "xform");
+	ck_assert_str_eq(sacc_opcode_str(7), "unknown");
+	ck_assert_int_eq(sacc_op_parse("memcpy", &op), 0);
+	ck_assert_uint_eq(op, SACC_OP_MEMCPY);
+	ck_assert_int_eq(sacc_op_parse("copy", &op), -EINVAL);
+	ck_assert_str_eq(sacc_status_str(SACC_STS_DMA_FAULT), "DMA fault");
+	ck_assert_str_eq(sacc_status_str(4), "unknown status");
+	ck_assert_str_eq(sacc_err_code_str(SACC_ERR_NOT_READY),
+			 "doorbell while not READY");
+	ck_assert_str_eq(sacc_err_code_str(5), "unknown error code");
+	ck_assert_str_eq(sacc_fault_access_str(SACC_FAULT_CQ_WRITE |
+					       SACC_FAULT_IS_WRITE),
+			 "completion write");
+	ck_assert_str_eq(sacc_fault_access_str(4), "unknown access");
+}
+END_TEST
+
 START_TEST(test_validation)
 {
 	struct sacc_dev *dev = fake_open(8, 8);
@@ -790,6 +812,7 @@ static Suite *libsacc_suite(void)
 
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_bdf_parse);
+	tcase_add_test(tc, test_hw_names);
 	tcase_add_test(tc, test_validation);
 	tcase_add_test(tc, test_batch_one_doorbell);
 	tcase_add_test(tc, test_laps_small_cq);

@@ -48,7 +48,7 @@ void usage_faults(FILE *f)
 	    "{\"summary\":{...}}\n"
 	    "  --journal-dir DIR  journals to read (default $SACC_JOURNAL_DIR "
 	    "or\n"
-	    "                     /run/sacc)\n"
+	    "                     " SACC_JOURNAL_DIR_DEFAULT ")\n"
 	    "  --kmsg FILE        kernel log to read instead of /dev/kmsg: "
 	    "dmesg\n"
 	    "                     output, a /dev/kmsg copy or syslog; "
@@ -179,7 +179,7 @@ static int parse_faults_args(int argc, char **argv, struct faults_cfg *c)
 	if (c->ninput && !c->nkmsg)
 		c->no_kmsg = true;
 	if (!c->journal_dir && !c->ninput)
-		c->journal_dir = journal_dir_default();
+		c->journal_dir = sacc_journal_dir();
 	return 0;
 }
 

@@ -75,8 +75,7 @@ void usage_inject(FILE *f)
 	      "(subpage-naive: the exposure it demonstrates), 1 if not, 2 "
 	      "for bad\n"
 	      "arguments. Writes to the fault journal ($SACC_JOURNAL_DIR, "
-	      "default\n"
-	      "/run/sacc); see 'saccctl faults'.\n",
+	      "default\n" SACC_JOURNAL_DIR_DEFAULT "); see 'saccctl faults'.\n",
 	      f);
 }
 
@@ -553,7 +552,7 @@ static void account(struct inj *s)
 		if (!a.fl)
 			break;
 		memset(jt, 0, sizeof(*jt));
-		jt->dir = journal_dir_default();
+		jt->dir = sacc_journal_dir();
 		jtail_read(jt, acc_journal_line, &a);
 		for (unsigned int i = 0; i < a.nkmsg; i++)
 			sacc_faultlog_add_kmsg_line(a.fl, a.kmsg[i]);

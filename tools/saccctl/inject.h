@@ -17,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libsacc_unsafe.h"
 #include "saccctl.h"
 
 #define INJ_MAX_CANARY 16

@@ -16,6 +16,7 @@
 #include <sys/types.h>
 
 #include "libsacc.h"
+#include "sacc_base.h" /* sacc_monotonic_ns(), sacc_fmt_bytes() */
 
 #define EXIT_OK	   0
 #define EXIT_FAIL  1
@@ -113,9 +114,6 @@ int kmsg_open(bool at_end);
 /* Every record available now, first line each (the "pri,seq,usec,-;msg"
  * form); counts records lost to overruns.  Returns how many. */
 int kmsg_read(int fd, line_fn fn, void *ctx, uint64_t *overruns);
-
-/* $SACC_JOURNAL_DIR, else /run/sacc. */
-const char *journal_dir_default(void);
 
 #define JTAIL_MAX 64
 struct jfile {

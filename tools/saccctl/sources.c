@@ -55,13 +55,6 @@ int kmsg_read(int fd, line_fn fn, void *ctx, uint64_t *overruns)
 	return n;
 }
 
-const char *journal_dir_default(void)
-{
-	const char *d = getenv(SACC_JOURNAL_DIR_ENV);
-
-	return d && *d ? d : SACC_JOURNAL_DIR_DEFAULT;
-}
-
 static struct jfile *jfile_get(struct jtail *t, const char *name)
 {
 	char path[PATH_MAX];

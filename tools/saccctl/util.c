@@ -146,14 +146,11 @@ bool parse_double(const char *s, double *out)
 
 bool parse_opcode(const char *s, uint16_t *op)
 {
-	if (!strcmp(s, "nop"))
-		*op = SACC_OP_NOP;
-	else if (!strcmp(s, "memcpy"))
-		*op = SACC_OP_MEMCPY;
-	else if (!strcmp(s, "xform"))
-		*op = SACC_OP_XFORM;
-	else
+	unsigned int v;
+
+	if (sacc_op_parse(s, &v))
 		return false;
+	*op = (uint16_t)v;
 	return true;
 }
 

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sacc_hw_names.h - the names of sacc_hw.h's numbers: opcodes,
+ * completion status, ERR_CODE and the FAULT_INFO access codes.
+ *
+ * The one table of them (hw/names.c), shared by libsacc, faultlog/ and
+ * saccctl, so a number is called the same everywhere.  Two kinds of name:
+ *   *_name()  a stable lower-case identifier for machines (journal and
+ *             JSON fields: "memcpy", "desc_fetch"); NULL if unknown, and
+ *             a *_parse() for the way back.
+ *   *_str()   a phrase for people (messages and tables: "descriptor
+ *             fetch"); never NULL ("unknown ..." if unknown).
+ */
+#ifndef SACC_HW_NAMES_H
+#define SACC_HW_NAMES_H
+
+#include <stdint.h>
+
+#include "sacc_hw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Opcodes: "nop", "memcpy", "xform". */
+const char *sacc_op_name(unsigned int opcode);		   /* NULL if unknown */
+int sacc_op_parse(const char *name, unsigned int *opcode); /* 0, -EINVAL */
+const char *sacc_opcode_str(unsigned int opcode);	   /* "unknown" */
+
+/* Completion status (SACC_STS_*): "ok", "bad opcode", "DMA fault", ... */
+const char *sacc_status_str(unsigned int status);
+
+/* ERR_CODE (SACC_ERR_*): "none", "unknown opcode", ... */
+const char *sacc_err_code_str(uint32_t err_code);
+
+/* FAULT_INFO access codes (SACC_FAULT_DESC_FETCH...): "desc_fetch",
+ * "src_read", "dst_write", "cq_write". */
+const char *sacc_fault_access_name(unsigned int access); /* NULL if unknown */
+int sacc_fault_access_parse(const char *name, unsigned int *access);
+/* For a whole FAULT_INFO value (the access bits): "descriptor fetch". */
+const char *sacc_fault_access_str(uint32_t fault_info);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* SACC_HW_NAMES_H */

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libsacc_unsafe.h - hooks that bypass libsacc's safety checks, for
+ * fault injection (saccctl inject) and the tests.  Nothing in the
+ * normal path uses them, and they are not installed: a program that
+ * includes this header can make the device DMA anywhere its container
+ * maps, and write any register behind libsacc's back.
+ */
+#ifndef LIBSACC_UNSAFE_H
+#define LIBSACC_UNSAFE_H
+
+#include <stdint.h>
+
+#include "libsacc.h"
+#include "sacc_iommu.h" /* struct sacc_dma_ctx and what maps through it */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/*
+ * Submit @d as it is (any opcode, length, flags, src/dst IOVA) with one
+ * doorbell, except req_id, which the driver assigns so the completion
+ * can still be checked.  Returns that req_id (> 0) or -errno; the
+ * result comes back from sacc_poll() with raw = true.
+ */
+int sacc_submit_raw(struct sacc_dev *dev, const struct sacc_desc *d);
+
+/*
+ * 32-bit write to BAR0 (offset 4-aligned, < 0x2000: page 1 is the
+ * doorbell).  -EINVAL for a bad offset.  libsacc does not learn of it:
+ * ring registers, CTRL or the doorbell written here desynchronise it
+ * until sacc_reset().
+ */
+int sacc_reg_write(struct sacc_dev *dev, uint32_t off, uint32_t val);
+
+/*
+ * The device's DMA context (iommu/): map any page-aligned memory with
+ * any permission (sacc_dma_map), unmap, look up the registry for fault
+ * attribution.  Valid until sacc_close().  Mappings made through it are
+ * the caller's to unmap, before freeing the memory.
+ */
+struct sacc_dma_ctx *sacc_dev_dma(struct sacc_dev *dev);
+
+/* The VFIO container fd (raw sacc_vfio_map_dma at a chosen IOVA). */
+int sacc_dev_container_fd(const struct sacc_dev *dev);
+
+/* IOVAs of the SQ and CQ ring memory (for ring attacks / attribution). */
+uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev);
+uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev);
+
+/*
+ * The mmapped BAR0 doorbell page (4 KiB, page aligned), NULL if BAR0 is
+ * not mmapped.  A VM_PFNMAP mapping of the device's own MMIO: VFIO can
+ * DMA-map it into the container (sacc_dma_map() on sacc_dev_dma()),
+ * which is how a device is pointed at its own BAR.
+ */
+volatile void *sacc_dev_doorbell_page(const struct sacc_dev *dev);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* LIBSACC_UNSAFE_H */
