@@ -9,6 +9,7 @@
  * non-negative count on success and a negative errno on failure; the
  * optional struct sacc_err receives a one-line message.  The library
  * never prints (except into the FILE * it is given) and never aborts.
+ * JSON is read and written with json-c (static, like everything else).
  * Line parsers return 1 for a line they understood, 0 for a line that is
  * not theirs (noise, other trace events, unknown journal events), and
  * -EINVAL for a line that is theirs but malformed or truncated.
@@ -253,7 +254,9 @@ struct sacc_journal_event {
  * One journal line (with or without the trailing newline) into @ev.
  * Required: ev, t_ns, bdf; map: iova, len, perm; unmap: iova, len;
  * ranges: ranges; fault: addr, access.  Unknown keys are ignored.
- * Returns 1, 0 for a blank line or an unknown "ev", -EINVAL.
+ * Returns 1, 0 for a blank line or an unknown "ev", -EINVAL (also for
+ * JSON that json-c's strict mode refuses, nesting deeper than 32, or an
+ * integer beyond 64 bits), -ENOMEM.
  */
 int sacc_journal_parse_line(const char *line, struct sacc_journal_event *ev);
 
@@ -622,13 +625,22 @@ void sacc_faultlog_summary(const struct sacc_faultlog *fl,
 			   struct sacc_faultlog_summary *sum);
 
 /* One JSON object per record and line, then {"summary":{...}}.
- * Returns 0 or -EIO. */
+ * Returns 0, -ENOMEM or -EIO. */
 int sacc_faultlog_print_json(const struct sacc_faultlog *fl, FILE *out);
 
+/* Only its last line, {"summary":{...}}.  0, -ENOMEM or -EIO. */
+int sacc_faultlog_print_json_summary(const struct sacc_faultlog *fl,
+				     FILE *out);
+
 /* One fault record as a JSON object (no newline) into @buf.  Returns the
- * length or -EMSGSIZE. */
+ * length, -EMSGSIZE or -ENOMEM. */
 int sacc_fault_format_json(const struct sacc_fault *f, size_t n, char *buf,
 			   size_t len);
+
+/* The same as a json-c object, to embed in a caller's JSON; the caller
+ * owns it (json_object_put()).  NULL on ENOMEM. */
+struct json_object;
+struct json_object *sacc_fault_json(const struct sacc_fault *f, size_t n);
 
 /* The human table and the summary lines.  Returns 0 or -EIO. */
 int sacc_faultlog_print_table(const struct sacc_faultlog *fl, FILE *out);

@@ -1759,21 +1759,48 @@ struct keyset {
 	char attribution[64];
 };
 
-static int collect(void *ctx, const char *key, const struct fj_val *v)
+/* One output line read back with json-c (strictly, as journal lines are
+ * read): 0, or -EINVAL for bad JSON or a bad "sources". */
+static int collect(struct keyset *k, struct json_object *o)
 {
-	struct keyset *k = ctx;
-
-	for (size_t i = 0; i < k->n; i++)
-		if (!strcmp(key, k->want[i]))
-			k->seen |= 1ull << i;
-	if (!strcmp(key, "summary"))
-		k->has_summary = v->type == FJ_OBJECT;
-	if (!strcmp(key, "attribution") && v->type == FJ_STRING)
-		fl_strlcpy(k->attribution, v->str, sizeof(k->attribution));
-	if (!strcmp(key, "sources") &&
-	    (v->type != FJ_ARRAY || v->raw_len < 3))
+	if (!json_object_is_type(o, json_type_object))
 		return -EINVAL;
+	json_object_object_foreach(o, key, v)
+	{
+		for (size_t i = 0; i < k->n; i++)
+			if (!strcmp(key, k->want[i]))
+				k->seen |= 1ull << i;
+		if (!strcmp(key, "summary"))
+			k->has_summary = json_object_is_type(v, json_type_object);
+		if (!strcmp(key, "attribution") &&
+		    json_object_is_type(v, json_type_string))
+			fl_strlcpy(k->attribution, json_object_get_string(v),
+				   sizeof(k->attribution));
+		if (!strcmp(key, "sources") &&
+		    (!json_object_is_type(v, json_type_array) ||
+		     !json_object_array_length(v)))
+			return -EINVAL;
+	}
 	return 0;
+}
+
+/* collect() on @line's member @outer (NULL: the line), then its @inner. */
+static int collect_line(struct keyset *k, const char *line, const char *outer,
+			const char *inner)
+{
+	struct json_object *o, *v;
+	int ret = fl_json_parse(line, strlen(line), &o);
+
+	if (ret)
+		return ret;
+	v = o;
+	if (outer && !json_object_object_get_ex(v, outer, &v))
+		v = NULL;
+	if (v && inner && !json_object_object_get_ex(v, inner, &v))
+		v = NULL;
+	ret = v ? collect(k, v) : -EINVAL;
+	json_object_put(o);
+	return ret;
 }
 
 static const char *const fault_keys[] = {
@@ -1805,30 +1832,6 @@ static const char *const count_keys[] = {
 	"matched_qemu", "records", "unattributed",
 };
 
-static int check_summary(void *ctx, const char *key, const struct fj_val *v)
-{
-	struct keyset *k = ctx;
-
-	if (strcmp(key, "summary"))
-		return 0;
-	return fj_parse_object(v->raw, v->raw_len, collect, k);
-}
-
-static int check_total(void *ctx, const char *key, const struct fj_val *v)
-{
-	if (!strcmp(key, "total"))
-		return fj_parse_object(v->raw, v->raw_len, collect, ctx);
-	return 0;
-}
-
-static int check_total_outer(void *ctx, const char *key,
-			     const struct fj_val *v)
-{
-	if (!strcmp(key, "summary"))
-		return fj_parse_object(v->raw, v->raw_len, check_total, ctx);
-	return 0;
-}
-
 START_TEST(test_json_output)
 {
 	static const char *const attrs[] = { "mapped",	       "guard",
@@ -1853,9 +1856,7 @@ START_TEST(test_json_output)
 		if (n < 13) {
 			k.want = fault_keys;
 			k.n = sizeof(fault_keys) / sizeof(fault_keys[0]);
-			ck_assert_int_eq(fj_parse_object(line, strlen(line),
-							 collect, &k),
-					 0);
+			ck_assert_int_eq(collect_line(&k, line, NULL, NULL), 0);
 			ck_assert_msg(k.seen == (1ull << k.n) - 1,
 				      "missing keys (0x%llx): %s", k.seen, line);
 			for (size_t i = 0; i < 6; i++)
@@ -1864,8 +1865,8 @@ START_TEST(test_json_output)
 		} else {
 			k.want = summary_keys;
 			k.n = sizeof(summary_keys) / sizeof(summary_keys[0]);
-			ck_assert_int_eq(fj_parse_object(line, strlen(line),
-							 check_summary, &k),
+			ck_assert_int_eq(collect_line(&k, line, "summary",
+						      NULL),
 					 0);
 			ck_assert_msg(k.seen == (1ull << k.n) - 1,
 				      "summary keys (0x%llx): %s", k.seen,
@@ -1873,8 +1874,8 @@ START_TEST(test_json_output)
 			k.want = count_keys;
 			k.n = sizeof(count_keys) / sizeof(count_keys[0]);
 			k.seen = 0;
-			ck_assert_int_eq(fj_parse_object(line, strlen(line),
-							 check_total_outer, &k),
+			ck_assert_int_eq(collect_line(&k, line, "summary",
+						      "total"),
 					 0);
 			ck_assert_msg(k.seen == (1ull << k.n) - 1,
 				      "total keys (0x%llx)", k.seen);
@@ -2068,9 +2069,8 @@ START_TEST(test_fuzz_mutated)
 	for (char *save, *line = strtok_r(out, "\n", &save);
 	     line && line[0] == '{'; line = strtok_r(NULL, "\n", &save))
 		ck_assert_msg(balanced(line) == 0 &&
-				      fj_parse_object(line, strlen(line),
-						      collect,
-						      &(struct keyset){ 0 }) == 0,
+				      collect_line(&(struct keyset){ 0 }, line,
+						   NULL, NULL) == 0,
 			      "bad JSON out: %s", line);
 	free(out);
 	sacc_faultlog_free(fl);
