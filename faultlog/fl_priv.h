@@ -53,17 +53,6 @@ int fl_json_parse(const char *s, size_t len, struct json_object **out);
 
 /* ---- helpers (util.c) ---- */
 
-struct fl_sb {
-	char *buf; /* NUL terminated while !oom */
-	size_t len, cap;
-	bool oom; /* an allocation failed; contents are incomplete */
-};
-
-void fl_sb_init(struct fl_sb *sb);
-void fl_sb_free(struct fl_sb *sb);
-void fl_sb_putc(struct fl_sb *sb, char c);
-void fl_sb_putn(struct fl_sb *sb, const char *s, size_t n);
-
 /* Parse "0x..." (hex) or decimal digits, the whole of @s.  0 / -EINVAL. */
 int fl_parse_u64(const char *s, uint64_t *out);
 

@@ -578,6 +578,7 @@ enum sacc_faultlog_input {
 	SACC_FAULTLOG_KMSG = 1,	 /* /dev/kmsg, dmesg output, syslog */
 	SACC_FAULTLOG_JOURNAL,	 /* a <bdf>.jsonl journal */
 	SACC_FAULTLOG_QEMU_TRACE, /* QEMU trace output */
+	SACC_FAULTLOG_MIXED,	 /* all three, told apart line by line */
 };
 
 /* NULL on allocation failure. */
@@ -597,9 +598,20 @@ int sacc_faultlog_add_journal_line(struct sacc_faultlog *fl,
 int sacc_faultlog_add_trace_line(struct sacc_faultlog *fl, const char *line);
 
 /*
- * Every line of a file.  A character device (/dev/kmsg) is read
- * non-blocking up to its current end; EPIPE (records overwritten before
- * we read them) is counted in kmsg_overruns.  Returns the number of lines
+ * Which input @line is: a journal line (a '{' after blanks), a QEMU
+ * trace line sacc_trace_parse_line() accepts, else a kernel line (which
+ * may still be noise).  Never SACC_FAULTLOG_MIXED.
+ */
+enum sacc_faultlog_input sacc_faultlog_detect(const char *line);
+
+/* A line of @kind (SACC_FAULTLOG_MIXED: sacc_faultlog_detect() says). */
+int sacc_faultlog_add_line(struct sacc_faultlog *fl,
+			   enum sacc_faultlog_input kind, const char *line);
+
+/*
+ * Every line of a file, a pipe, /dev/kmsg (up to its current end), or
+ * the journals of a directory (@kind SACC_FAULTLOG_JOURNAL); an input
+ * read once with a source below.  Returns the number of lines
  * understood, or -errno (open/read failure, -ENOMEM).
  */
 int sacc_faultlog_add_file(struct sacc_faultlog *fl,
@@ -610,6 +622,66 @@ int sacc_faultlog_add_file(struct sacc_faultlog *fl,
  * the lines understood; a missing directory gives 0. */
 int sacc_faultlog_add_journal_dir(struct sacc_faultlog *fl, const char *dir,
 				  struct sacc_err *err);
+
+/*
+ * ---- inputs read incrementally ----
+ *
+ * A source is read again and again; each read hands over what was
+ * written since the last one:
+ *  - a character device (/dev/kmsg): non-blocking, one record per
+ *    read(2), the first line of each ("pri,seq,usec,flags;message");
+ *    EPIPE (records overwritten before we read them) is counted in the
+ *    fault log's kmsg_overruns;
+ *  - a directory (journals): every *.jsonl in it, alphabetically, each
+ *    from its own offset on, files created later included; a file that
+ *    shrank is read again from its start; a missing directory is an
+ *    empty source until it appears;
+ *  - anything else (a file, a pipe): its lines from where the last read
+ *    stopped.
+ * A line not yet complete (no newline) waits for the next read, unless
+ * SACC_FAULTLOG_SRC_WHOLE says the input is complete.  Trailing '\r' is
+ * dropped.  Lines longer than 1 MiB are skipped.
+ */
+struct sacc_faultlog_src;
+
+#define SACC_FAULTLOG_SRC_AT_END (1u << 0) /* skip what is there now */
+#define SACC_FAULTLOG_SRC_WHOLE	 (1u << 1) /* an unterminated last line is
+					    * a line: the input is complete */
+
+/*
+ * Open @path as @kind (SACC_FAULTLOG_MIXED: told apart per line; a
+ * directory is always journals).  @path NULL: /dev/kmsg for
+ * SACC_FAULTLOG_KMSG, $SACC_JOURNAL_DIR or /run/sacc for
+ * SACC_FAULTLOG_JOURNAL.  0 or -errno with a message.
+ */
+int sacc_faultlog_src_open(struct sacc_faultlog_src **out,
+			   enum sacc_faultlog_input kind, const char *path,
+			   unsigned int flags, struct sacc_err *err);
+
+/* Called with every new line and the input it is (never MIXED). */
+typedef void (*sacc_faultlog_line_fn)(void *ctx,
+				      enum sacc_faultlog_input kind,
+				      const char *line);
+
+/*
+ * Read what is new: each complete line is added to @fl (if not NULL),
+ * then passed to @fn (if not NULL).  Returns the number of new lines, or
+ * -errno (a journal that cannot be read does not stop the others; the
+ * first error is returned after them), -ENOMEM.
+ */
+int sacc_faultlog_src_read(struct sacc_faultlog_src *src,
+			   struct sacc_faultlog *fl, sacc_faultlog_line_fn fn,
+			   void *ctx, struct sacc_err *err);
+
+/* A descriptor to poll(2) for POLLIN (the kmsg device), else -1: files
+ * and directories have nothing to wait on, read them from time to time. */
+int sacc_faultlog_src_fd(const struct sacc_faultlog_src *src);
+
+/* The path it reads (a directory for journals). */
+const char *sacc_faultlog_src_path(const struct sacc_faultlog_src *src);
+
+/* Close; safe with NULL. */
+void sacc_faultlog_src_close(struct sacc_faultlog_src *src);
 
 /*
  * Join everything added so far into fault records, attribute them and

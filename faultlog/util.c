@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * util.c - small helpers the faultlog files share: bounded string copy,
- * growable arrays, a string buffer, and the number scanners of the line
- * parsers.
+ * growable arrays, and the number scanners of the line parsers.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -37,46 +36,6 @@ int fl_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	*arr = n;
 	*cap = ncap;
 	return 0;
-}
-
-void fl_sb_init(struct fl_sb *sb)
-{
-	memset(sb, 0, sizeof(*sb));
-}
-
-void fl_sb_free(struct fl_sb *sb)
-{
-	free(sb->buf);
-	fl_sb_init(sb);
-}
-
-static bool sb_reserve(struct fl_sb *sb, size_t more)
-{
-	if (sb->oom)
-		return false;
-	if (more >= SIZE_MAX - sb->len ||
-	    fl_grow((void **)&sb->buf, &sb->cap, sb->len + more + 1, 1)) {
-		sb->oom = true;
-		return false;
-	}
-	return true;
-}
-
-void fl_sb_putc(struct fl_sb *sb, char c)
-{
-	if (!sb_reserve(sb, 1))
-		return;
-	sb->buf[sb->len++] = c;
-	sb->buf[sb->len] = '\0';
-}
-
-void fl_sb_putn(struct fl_sb *sb, const char *s, size_t n)
-{
-	if (!sb_reserve(sb, n))
-		return;
-	memcpy(sb->buf + sb->len, s, n);
-	sb->len += n;
-	sb->buf[sb->len] = '\0';
 }
 
 static int hexval(char c)
