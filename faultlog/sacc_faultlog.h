@@ -696,6 +696,57 @@ const struct sacc_fault *sacc_faultlog_get(const struct sacc_faultlog *fl,
 void sacc_faultlog_summary(const struct sacc_faultlog *fl,
 			   struct sacc_faultlog_summary *sum);
 
+/* ---- accounting queries (after sacc_faultlog_join()) ---- */
+
+/* Device faults (records with a journal fault event) to look for. */
+struct sacc_fault_match {
+	const char *bdf; /* NULL: any device */
+	uint32_t pid;	 /* 0: any process */
+	bool by_req;	 /* only req_id in [req_lo, req_hi] */
+	uint32_t req_lo, req_hi;
+	int fatal; /* 0 or 1; -1: either */
+};
+
+/* What the log says about them. */
+struct sacc_fault_tally {
+	size_t found;	    /* matching records */
+	size_t logged;	    /* ... joined with a kernel DMAR line */
+	size_t unaccounted; /* ... attributed to nothing, or with neither a
+			     * DMAR line nor a reason for none ("unlogged") */
+	long first;	    /* index of the first (sacc_faultlog_get()), -1 */
+};
+
+/* Tally the records matching @m.  Returns found, or -EINVAL. */
+int sacc_faultlog_tally(const struct sacc_faultlog *fl,
+			const struct sacc_fault_match *m,
+			struct sacc_fault_tally *t);
+
+/*
+ * One device's faults added up as in section 3: faults = logged +
+ * not_logged, and of those not logged at most `suppressed` were counted
+ * by the kernel's ratelimit (it does not say for which device, so the
+ * log-wide count, capped), `unreported` can have no IOMMU fault record,
+ * and `lost` (log-wide, section 3) never reached the kernel.
+ */
+struct sacc_faultlog_account {
+	uint64_t faults;       /* max(device, records), as counts.faults */
+	uint64_t logged;       /* joined with a DMAR line */
+	uint64_t not_logged;   /* faults - logged */
+	uint64_t suppressed;   /* min(kernel_suppressed, not_logged) */
+	uint64_t unreported;   /* unlogged not_iommu / no_dma */
+	uint64_t unattributed; /* records attributed to nothing */
+	uint64_t lost;	       /* the summary's */
+	bool lost_exact;
+	const char *lost_reason; /* "" when nothing is lost */
+};
+
+/* For @bdf ("0000:01:00.0").  0, -ENOENT if the log has no such device
+ * (@a zeroed), -EINVAL. */
+int sacc_faultlog_account(const struct sacc_faultlog *fl, const char *bdf,
+			  struct sacc_faultlog_account *a);
+
+/* ---- output ---- */
+
 /* One JSON object per record and line, then {"summary":{...}}.
  * Returns 0, -ENOMEM or -EIO. */
 int sacc_faultlog_print_json(const struct sacc_faultlog *fl, FILE *out);

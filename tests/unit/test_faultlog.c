@@ -2077,6 +2077,63 @@ START_TEST(test_fuzz_mutated)
 }
 END_TEST
 
+/* ---- accounting queries ---- */
+
+START_TEST(test_tally_account)
+{
+	struct sacc_faultlog *fl = load_fixtures(false);
+	struct sacc_fault_match m = { .bdf = "0000:01:00.0",
+				      .pid = 321,
+				      .by_req = true,
+				      .req_lo = 1,
+				      .req_hi = 8,
+				      .fatal = -1 };
+	struct sacc_fault_tally t;
+	struct sacc_faultlog_account a;
+	const struct sacc_fault *f;
+
+	ck_assert_int_eq(sacc_faultlog_join(fl, NULL), 12);
+	ck_assert_int_eq(sacc_faultlog_tally(fl, &m, &t), 8);
+	ck_assert_uint_eq(t.logged, 7);
+	ck_assert_uint_eq(t.unaccounted, 0);
+	ck_assert_int_ge(t.first, 0);
+	ck_assert_uint_eq(sacc_faultlog_get(fl, (size_t)t.first)->req_id, 1);
+
+	/* the one the kernel never printed, with its reason */
+	m.req_lo = m.req_hi = 6;
+	ck_assert_int_eq(sacc_faultlog_tally(fl, &m, &t), 1);
+	ck_assert_uint_eq(t.logged, 0);
+	f = sacc_faultlog_get(fl, (size_t)t.first);
+	ck_assert_uint_eq(f->req_id, 6);
+	ck_assert_int_eq(f->unlogged, SACC_UNLOGGED_DROPPED);
+	m.fatal = 1;
+	ck_assert_int_eq(sacc_faultlog_tally(fl, &m, &t), 0);
+	ck_assert_int_eq(t.first, -1);
+	m = (struct sacc_fault_match){ .pid = 999, .fatal = -1 };
+	ck_assert_int_eq(sacc_faultlog_tally(fl, &m, &t), 0);
+	m = (struct sacc_fault_match){ .fatal = -1 };
+	ck_assert_int_eq(sacc_faultlog_tally(fl, &m, &t), 9);
+	ck_assert_int_eq(sacc_faultlog_tally(fl, NULL, &t), -EINVAL);
+
+	/* faults = logged + not logged; suppressed is capped by the latter */
+	ck_assert_int_eq(sacc_faultlog_account(fl, "0000:01:00.0", &a), 0);
+	ck_assert_uint_eq(a.faults, 10);
+	ck_assert_uint_eq(a.logged, 7);
+	ck_assert_uint_eq(a.not_logged, 3);
+	ck_assert_uint_eq(a.suppressed, 3);
+	ck_assert_uint_eq(a.unattributed, 0);
+	ck_assert_uint_eq(a.lost, 0);
+	ck_assert_str_eq(a.lost_reason, "");
+	ck_assert_int_eq(sacc_faultlog_account(fl, "0000:00:1f.2", &a), 0);
+	ck_assert_uint_eq(a.unattributed, 1);
+	ck_assert_int_eq(sacc_faultlog_account(fl, "0000:09:00.0", &a),
+			 -ENOENT);
+	ck_assert_uint_eq(a.faults, 0);
+	ck_assert_str_eq(a.lost_reason, "");
+	sacc_faultlog_free(fl);
+}
+END_TEST
+
 /* ---- inputs: format detection and incremental sources ---- */
 
 static void append(const char *path, const char *text)
@@ -2324,6 +2381,7 @@ static Suite *faultlog_suite(void)
 	tcase_add_test(tc, test_reset_epochs);
 	tcase_add_test(tc, test_json_output);
 	tcase_add_test(tc, test_empty_and_errors);
+	tcase_add_test(tc, test_tally_account);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("input");
