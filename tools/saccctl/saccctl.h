@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <json-c/json.h>
+
 #include "libsacc.h"
 
 #define EXIT_OK	   0
@@ -90,6 +92,42 @@ int parse_bdf_operand(int argc, char **argv, char bdf[SACC_BDF_MAX],
 
 /* Print @s as a JSON string (quotes and escapes). */
 void json_str(FILE *f, const char *s);
+
+/* ---- JSON output through json-c (json.c) ---- */
+
+/* {"key": value, ...} on one line, as list/info/run/bench print it */
+#define JSON_SPACED (JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+/* {"key":value,...}: one record per line (inject, faults) */
+#define JSON_COMPACT (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+/* one member per line (list: a line-oriented reader finds each "bdf") */
+#define JSON_PRETTY                                                            \
+	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |                   \
+	 JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/*
+ * Builders: a new object or array, and members added in order.  A failed
+ * allocation is noted (never written as null); jprint() then fails.
+ * jset() takes ownership of @v; jset_str() with NULL writes null.
+ */
+struct json_object *jobj(void);
+struct json_object *jarr(void);
+void jset(struct json_object *o, const char *key, struct json_object *v);
+void jset_null(struct json_object *o, const char *key);
+void jset_str(struct json_object *o, const char *key, const char *s);
+void jset_fmt(struct json_object *o, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void jset_u64(struct json_object *o, const char *key, uint64_t v);
+void jset_int(struct json_object *o, const char *key, int64_t v);
+void jset_bool(struct json_object *o, const char *key, bool v);
+void jset_hex(struct json_object *o, const char *key, uint64_t v); /* "0x.." */
+/* A number printed with @fmt ("%.3f"), exactly as printf would. */
+void jset_double(struct json_object *o, const char *key, double v,
+		 const char *fmt);
+void jpush(struct json_object *a, struct json_object *v);
+
+/* Print @o in @flags' style and a newline to stdout, and release it.
+ * EXIT_OK, or fail()'s EXIT_FAIL after a failed allocation or write. */
+int jprint(struct json_object *o, int flags);
 
 /* CLOCK_MONOTONIC in ns (iommu/'s clock, so journal times agree). */
 static inline uint64_t now_ns(void)
