@@ -141,38 +141,4 @@ uint32_t ring_for(uint64_t inflight);
 /* Deterministic fast pseudo-random bytes. */
 void fill_pattern(void *buf, size_t len, uint64_t seed);
 
-/* ---- fault log inputs, read incrementally (sources.c) ---- */
-
-typedef void (*line_fn)(void *ctx, const char *line);
-
-/* /dev/kmsg, non-blocking; @at_end: only records from now on. -1 if it
- * cannot be opened (errno set). */
-int kmsg_open(bool at_end);
-/* Every record available now, first line each (the "pri,seq,usec,-;msg"
- * form); counts records lost to overruns.  Returns how many. */
-int kmsg_read(int fd, line_fn fn, void *ctx, uint64_t *overruns);
-
-/* $SACC_JOURNAL_DIR, else /run/sacc. */
-const char *journal_dir_default(void);
-
-#define JTAIL_MAX 64
-struct jfile {
-	char path[PATH_MAX];
-	off_t off;
-	char part[4096]; /* an incomplete last line */
-	size_t plen;
-	bool overlong;
-};
-
-/* Every *.jsonl in a directory, each read on from where it was left. */
-struct jtail {
-	const char *dir;
-	unsigned int n;
-	struct jfile f[JTAIL_MAX];
-};
-
-/* New complete lines of every journal in t->dir.  Returns how many, 0
- * if the directory does not exist, -errno. */
-int jtail_read(struct jtail *t, line_fn fn, void *ctx);
-
 #endif /* SACCCTL_H */
