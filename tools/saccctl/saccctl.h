@@ -90,9 +90,6 @@ int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
 int parse_bdf_operand(int argc, char **argv, char bdf[SACC_BDF_MAX],
 		      const char *cmd, void (*usage)(FILE *f));
 
-/* Print @s as a JSON string (quotes and escapes). */
-void json_str(FILE *f, const char *s);
-
 /* ---- JSON output through json-c (json.c) ---- */
 
 /* {"key": value, ...} on one line, as list/info/run/bench print it */
