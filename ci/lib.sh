@@ -17,7 +17,7 @@ SACC_BUILD=${SACC_BUILD:-$SACC_ROOT/build}
 SACC_PACKAGES=(
 	dpkg-dev ccache ninja-build meson pkg-config gcc
 	libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev flex bison python3-venv
-	check libsubunit-dev perl
+	check libsubunit-dev libjson-c-dev perl
 	busybox-static cpio gzip xz-utils zstd kmod
 	seabios ipxe-qemu qemu-system-data
 )

@@ -186,7 +186,7 @@ int sacc_faultlog_add_journal_line(struct sacc_faultlog *fl, const char *line)
 	if (!e)
 		return -ENOMEM;
 	ret = sacc_journal_parse_line(line, e);
-	if (ret < 0)
+	if (ret == -EINVAL)
 		fl->bad_journal++;
 	if (ret <= 0)
 		goto out;

@@ -1,8 +1,6 @@
-/* SPDX-License-Identifier: MIT */
 /*
- * fl_priv.h - internals shared by the faultlog files: a growable string
- * buffer with a JSON emitter, and a minimal tolerant JSON reader that is
- * just enough for the journal schema and for checking our own output.
+ * fl_priv.h - internals shared by the faultlog files: JSON through
+ * json-c, small helpers, and the fault log's state.
  */
 #ifndef SACC_FL_PRIV_H
 #define SACC_FL_PRIV_H
@@ -10,73 +8,50 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+
+#include <json-c/json.h>
 
 #include "sacc_faultlog.h"
 
-/* ---- string buffer ---- */
+/* ---- JSON (json.c) ---- */
 
-struct fl_sb {
-	char *buf; /* NUL terminated while !oom */
-	size_t len, cap;
-	bool oom; /* an allocation failed; contents are incomplete */
-};
-
-void fl_sb_init(struct fl_sb *sb);
-void fl_sb_free(struct fl_sb *sb);
-void fl_sb_reset(struct fl_sb *sb);
-void fl_sb_putc(struct fl_sb *sb, char c);
-void fl_sb_puts(struct fl_sb *sb, const char *s);
-void fl_sb_putn(struct fl_sb *sb, const char *s, size_t n);
-void fl_sb_printf(struct fl_sb *sb, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* A JSON string literal with quotes; NULL gives null. */
-void fl_sb_json_str(struct fl_sb *sb, const char *s);
-/* "key": prefixed by a comma unless it is the object's first member. */
-void fl_sb_json_key(struct fl_sb *sb, bool *first, const char *key);
-void fl_sb_json_hex(struct fl_sb *sb, uint64_t v); /* "0x..." */
-
-/* ---- JSON reader ---- */
-
-#define FJ_STR_MAX 256
-#define FJ_DEPTH_MAX 32
-
-enum fj_type {
-	FJ_STRING,
-	FJ_NUMBER,
-	FJ_TRUE,
-	FJ_FALSE,
-	FJ_NULL,
-	FJ_ARRAY,
-	FJ_OBJECT,
-};
-
-struct fj_val {
-	enum fj_type type;
-	const char *raw; /* the value's text, brackets/quotes included */
-	size_t raw_len;
-	/* FJ_STRING: decoded, NUL terminated, truncated at FJ_STR_MAX - 1 */
-	char str[FJ_STR_MAX];
-	bool str_truncated;
-	bool str_has_nul; /* contained \u0000 */
-	/* FJ_NUMBER */
-	bool num_int;	   /* no fraction or exponent, fits in uint64 */
-	bool num_neg;
-	uint64_t num;	   /* magnitude when num_int */
-};
-
-/* Called per member; a negative return aborts the parse with it. */
-typedef int (*fj_member_fn)(void *ctx, const char *key,
-			    const struct fj_val *v);
-/* Called per element. */
-typedef int (*fj_elem_fn)(void *ctx, size_t idx, const struct fj_val *v);
+/* How faultlog writes JSON: compact, one line, '/' not escaped. */
+#define FL_JSON_FLAGS (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+#define FL_JSON_DEPTH 32 /* nesting a parsed line may have */
 
 /*
- * @s (@len bytes) must hold exactly one object (or array), surrounded by
- * optional whitespace.  Returns 0, -EINVAL for bad JSON, or the
- * callback's negative value.  Duplicate keys are passed on as they come.
+ * Members of an object being built; @key must be a string literal.  Each
+ * returns 0 or -ENOMEM (so a builder may OR them together); @v from a
+ * json_object_new_*() that failed (NULL) gives -ENOMEM.  "has" false
+ * writes null.
  */
-int fj_parse_object(const char *s, size_t len, fj_member_fn fn, void *ctx);
-int fj_parse_array(const char *s, size_t len, fj_elem_fn fn, void *ctx);
+int fl_json_add(struct json_object *o, const char *key, struct json_object *v);
+int fl_json_null(struct json_object *o, const char *key);
+int fl_json_str(struct json_object *o, const char *key, const char *s);
+int fl_json_u64(struct json_object *o, const char *key, bool has, uint64_t v);
+int fl_json_hex(struct json_object *o, const char *key, bool has, uint64_t v);
+int fl_json_bool(struct json_object *o, const char *key, bool has, bool v);
+/* Append to an array: 0 or -ENOMEM. */
+int fl_json_push(struct json_object *a, struct json_object *v);
+/* A new "0x..." string (NULL on ENOMEM). */
+struct json_object *fl_json_hexval(uint64_t v);
+
+/* @o serialised, then @end ("" or "\n"), into @buf.  Returns the length,
+ * -EMSGSIZE, -ENOMEM. */
+int fl_json_format(struct json_object *o, const char *end, char *buf,
+		   size_t len);
+/* @o serialised and a newline.  0, -ENOMEM or -EIO. */
+int fl_json_print(struct json_object *o, FILE *out);
+
+/*
+ * @s (@len bytes) as exactly one JSON value: RFC 8259 as json-c's strict
+ * mode reads it, nesting at most FL_JSON_DEPTH, integers within 64 bits.
+ * 0 and *out (json_object_put() it), -EINVAL, -ENOMEM.
+ */
+int fl_json_parse(const char *s, size_t len, struct json_object **out);
+
+/* ---- helpers (util.c) ---- */
 
 /* Parse "0x..." (hex) or decimal digits, the whole of @s.  0 / -EINVAL. */
 int fl_parse_u64(const char *s, uint64_t *out);

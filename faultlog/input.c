@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * input.c - feeding files to the fault log: regular files line by line,
- * /dev/kmsg (one record per read, non-blocking, up to its current end),
- * and a directory of <bdf>.jsonl journals.
+ * input.c - everything the fault log reads: lines told apart by format,
+ * and sources read incrementally - /dev/kmsg (one record per read,
+ * non-blocking), a directory of <bdf>.jsonl journals (each file from
+ * its own offset, new files included), and plain files or pipes.
+ * sacc_faultlog_add_file() and _add_journal_dir() read a source once.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -16,9 +18,32 @@
 
 #include "fl_priv.h"
 
-static int add_line(struct sacc_faultlog *fl, enum sacc_faultlog_input kind,
-		    const char *line)
+#define LINE_MAX_LEN (1u << 20) /* longer lines are skipped */
+#define KMSG_RECORD  8192	/* CONSOLE_EXT_LOG_MAX */
+
+/* ---- lines ---- */
+
+enum sacc_faultlog_input sacc_faultlog_detect(const char *line)
 {
+	struct sacc_trace_event te;
+	const char *p = line;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '{')
+		return SACC_FAULTLOG_JOURNAL;
+	if (sacc_trace_parse_line(line, &te) == 1)
+		return SACC_FAULTLOG_QEMU_TRACE;
+	return SACC_FAULTLOG_KMSG;
+}
+
+int sacc_faultlog_add_line(struct sacc_faultlog *fl,
+			   enum sacc_faultlog_input kind, const char *line)
+{
+	if (!line)
+		return -EINVAL;
+	if (kind == SACC_FAULTLOG_MIXED)
+		kind = sacc_faultlog_detect(line);
 	switch (kind) {
 	case SACC_FAULTLOG_KMSG:
 		return sacc_faultlog_add_kmsg_line(fl, line);
@@ -26,109 +51,179 @@ static int add_line(struct sacc_faultlog *fl, enum sacc_faultlog_input kind,
 		return sacc_faultlog_add_journal_line(fl, line);
 	case SACC_FAULTLOG_QEMU_TRACE:
 		return sacc_faultlog_add_trace_line(fl, line);
+	case SACC_FAULTLOG_MIXED:
+		break;
 	}
 	return -EINVAL;
 }
 
-static int feed(struct sacc_faultlog *fl, enum sacc_faultlog_input kind,
-		const char *line, int *understood)
+/* ---- sources ---- */
+
+/* A file read line by line; the start of an unfinished line is kept. */
+struct src_file {
+	char *path;
+	off_t off; /* directory entries: bytes consumed */
+	char *part;
+	size_t plen, pcap;
+	bool overlong; /* the line being collected is too long: skipped */
+};
+
+enum src_mode {
+	SRC_RECORDS, /* a character device: one record per read */
+	SRC_LINES,   /* one file, kept open */
+	SRC_DIR,     /* every *.jsonl in a directory, reopened per read */
+};
+
+struct sacc_faultlog_src {
+	enum sacc_faultlog_input kind;
+	enum src_mode mode;
+	unsigned int flags;
+	int fd; /* SRC_RECORDS, SRC_LINES */
+	char *path;
+	struct src_file one; /* SRC_LINES */
+	struct src_file *files; /* SRC_DIR */
+	size_t nfiles, capfiles;
+};
+
+/* Where a read's lines go. */
+struct sink {
+	struct sacc_faultlog *fl;
+	sacc_faultlog_line_fn fn;
+	void *ctx;
+	int lines, understood;
+};
+
+static int deliver(const struct sacc_faultlog_src *src, struct sink *k,
+		   char *line)
 {
-	int r = add_line(fl, kind, line);
+	enum sacc_faultlog_input kind = src->kind;
+	size_t n = strlen(line);
+	int r;
 
-	if (r == 1)
-		(*understood)++;
-	return r == -ENOMEM ? r : 0; /* bad lines are counted, not fatal */
-}
-
-/* Feed every complete line of @sb (and the rest if @all); keep the tail. */
-static int drain(struct sacc_faultlog *fl, enum sacc_faultlog_input kind,
-		 struct fl_sb *sb, bool all, int *understood)
-{
-	size_t start = 0;
-
-	for (size_t i = 0; i < sb->len; i++) {
-		if (sb->buf[i] != '\n')
-			continue;
-		sb->buf[i] = '\0';
-		if (feed(fl, kind, sb->buf + start, understood))
-			return -ENOMEM;
-		start = i + 1;
+	while (n && line[n - 1] == '\r')
+		line[--n] = '\0';
+	if (kind == SACC_FAULTLOG_MIXED)
+		kind = sacc_faultlog_detect(line);
+	k->lines++;
+	if (k->fl) {
+		r = sacc_faultlog_add_line(k->fl, kind, line);
+		if (r == -ENOMEM)
+			return r;
+		k->understood += r == 1; /* bad lines are counted, not fatal */
 	}
-	if (all && start < sb->len) {
-		if (feed(fl, kind, sb->buf + start, understood))
-			return -ENOMEM;
-		start = sb->len;
-	}
-	if (!start)
-		return 0;
-	memmove(sb->buf, sb->buf + start, sb->len - start);
-	sb->len -= start;
-	sb->buf[sb->len] = '\0';
+	if (k->fn)
+		k->fn(k->ctx, kind, line);
 	return 0;
 }
 
-int sacc_faultlog_add_file(struct sacc_faultlog *fl,
-			   enum sacc_faultlog_input kind, const char *path,
-			   struct sacc_err *err)
+/* Collect @n bytes of @f; deliver each line they complete. */
+static int take(const struct sacc_faultlog_src *src, struct sink *k,
+		struct src_file *f, const char *buf, size_t n)
 {
-	struct fl_sb sb;
-	struct stat st;
-	char buf[8192];
-	int fd, understood = 0, ret = 0;
-	bool chr;
+	while (n) {
+		const char *nl = memchr(buf, '\n', n);
+		size_t len = nl ? (size_t)(nl - buf) : n;
 
-	if (!fl || !path || kind < SACC_FAULTLOG_KMSG ||
-	    kind > SACC_FAULTLOG_QEMU_TRACE)
-		return sacc_err_set(err, EINVAL, "bad fault log input");
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return sacc_err_set(err, errno, "opening %s: %s", path,
-				    strerror(errno));
-	if (fstat(fd, &st)) {
-		ret = sacc_err_set(err, errno, "stat %s: %s", path,
-				   strerror(errno));
-		goto out_fd;
+		if (!f->overlong && f->plen + len >= LINE_MAX_LEN) {
+			f->overlong = true;
+			f->plen = 0;
+		}
+		if (!f->overlong) {
+			if (fl_grow((void **)&f->part, &f->pcap,
+				    f->plen + len + 1, 1))
+				return -ENOMEM;
+			memcpy(f->part + f->plen, buf, len);
+			f->plen += len;
+			f->part[f->plen] = '\0';
+		}
+		if (!nl)
+			return 0;
+		if (!f->overlong && deliver(src, k, f->part ? f->part : ""))
+			return -ENOMEM;
+		f->plen = 0;
+		f->overlong = false;
+		buf += len + 1;
+		n -= len + 1;
 	}
-	chr = S_ISCHR(st.st_mode);
-	if (!chr) /* blocking reads for files and pipes */
-		fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-	fl_sb_init(&sb);
+	return 0;
+}
+
+/* At the end of a complete input: its unterminated last line. */
+static int take_rest(const struct sacc_faultlog_src *src, struct sink *k,
+		     struct src_file *f)
+{
+	int ret = 0;
+
+	if (!(src->flags & SACC_FAULTLOG_SRC_WHOLE))
+		return 0; /* it may still be completed */
+	if (f->plen && !f->overlong)
+		ret = deliver(src, k, f->part);
+	f->plen = 0;
+	f->overlong = false;
+	return ret;
+}
+
+/* Read @fd to its end (EOF, or EAGAIN for a non-blocking one). */
+static int read_lines(const struct sacc_faultlog_src *src, struct sink *k,
+		      struct src_file *f, int fd, struct sacc_err *err)
+{
+	char buf[16384];
+
 	for (;;) {
 		ssize_t n = read(fd, buf, sizeof(buf));
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0 && chr && errno == EPIPE) {
-			fl->overruns++; /* kmsg records overwritten unread */
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n < 0)
+			return sacc_err_set(err, errno, "reading %s: %s",
+					    f->path, strerror(errno));
+		if (n == 0)
+			return take_rest(src, k, f)
+				       ? sacc_err_set(err, ENOMEM, "reading %s",
+						      f->path)
+				       : 0;
+		f->off += n;
+		if (take(src, k, f, buf, (size_t)n))
+			return sacc_err_set(err, ENOMEM, "reading %s", f->path);
+	}
+}
+
+/* kmsg: every record there is now; EPIPE (records overwritten before we
+ * read them) is counted in the fault log's kmsg_overruns. */
+static int read_records(struct sacc_faultlog_src *src, struct sink *k,
+			struct sacc_err *err)
+{
+	char rec[KMSG_RECORD + 1];
+
+	for (;;) {
+		ssize_t n = read(src->fd, rec, sizeof(rec) - 1);
+		char *nl;
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EPIPE) {
+			if (k->fl)
+				k->fl->overruns++;
 			continue;
 		}
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			break; /* /dev/kmsg: nothing more for now */
-		if (n < 0) {
-			ret = sacc_err_set(err, errno, "reading %s: %s", path,
-					   strerror(errno));
-			goto out;
-		}
+			return 0;
+		if (n < 0)
+			return sacc_err_set(err, errno, "reading %s: %s",
+					    src->path, strerror(errno));
 		if (n == 0)
-			break;
-		/* a kmsg record is one read; make sure it ends a line */
-		fl_sb_putn(&sb, buf, (size_t)n);
-		if (chr && buf[n - 1] != '\n')
-			fl_sb_putc(&sb, '\n');
-		if (sb.oom || drain(fl, kind, &sb, false, &understood)) {
-			ret = sacc_err_set(err, ENOMEM, "reading %s", path);
-			goto out;
-		}
+			return 0;
+		rec[n] = '\0';
+		/* the first line is the record; " KEY=value" lines follow */
+		nl = strchr(rec, '\n');
+		if (nl)
+			*nl = '\0';
+		if (deliver(src, k, rec))
+			return sacc_err_set(err, ENOMEM, "reading %s",
+					    src->path);
 	}
-	if (drain(fl, kind, &sb, true, &understood))
-		ret = sacc_err_set(err, ENOMEM, "reading %s", path);
-	else
-		ret = understood;
-out:
-	fl_sb_free(&sb);
-out_fd:
-	close(fd);
-	return ret;
 }
 
 static int jsonl_filter(const struct dirent *d)
@@ -138,37 +233,271 @@ static int jsonl_filter(const struct dirent *d)
 	return n > 6 && !strcmp(d->d_name + n - 6, ".jsonl");
 }
 
-int sacc_faultlog_add_journal_dir(struct sacc_faultlog *fl, const char *dir,
-				  struct sacc_err *err)
+static bool dir_has(const struct sacc_faultlog_src *src, const char *path)
+{
+	for (size_t i = 0; i < src->nfiles; i++)
+		if (!strcmp(src->files[i].path, path))
+			return true;
+	return false;
+}
+
+/* The directory's journals, new ones added (at offset 0). */
+static int dir_scan(struct sacc_faultlog_src *src, struct sacc_err *err)
 {
 	struct dirent **names;
-	char path[PATH_MAX];
-	int n, total = 0, ret = 0;
+	char *path = NULL;
+	int n, i, ret = 0;
+
+	n = scandir(src->path, &names, jsonl_filter, alphasort);
+	if (n < 0) {
+		if (errno == ENOENT)
+			return 0; /* nobody has journaled yet */
+		return sacc_err_set(err, errno, "listing %s: %s", src->path,
+				    strerror(errno));
+	}
+	for (i = 0; i < n && !ret; i++) {
+		if (asprintf(&path, "%s/%s", src->path, names[i]->d_name) < 0 ||
+		    fl_grow((void **)&src->files, &src->capfiles,
+			    src->nfiles + 1, sizeof(*src->files))) {
+			ret = sacc_err_set(err, ENOMEM, "listing %s",
+					   src->path);
+			break;
+		}
+		if (dir_has(src, path)) {
+			free(path);
+			continue;
+		}
+		memset(&src->files[src->nfiles], 0, sizeof(*src->files));
+		src->files[src->nfiles++].path = path;
+	}
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return ret;
+}
+
+/* One journal of the directory, from where the last read stopped. */
+static int read_dir_file(const struct sacc_faultlog_src *src,
+			 struct sink *k, struct src_file *f,
+			 struct sacc_err *err)
+{
+	struct stat st;
+	int fd, ret;
+
+	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 /* removed meanwhile */
+				       : sacc_err_set(err, errno,
+						      "opening %s: %s", f->path,
+						      strerror(errno));
+	if (!fstat(fd, &st) && st.st_size < f->off) {
+		f->off = 0; /* truncated or replaced: from its start */
+		f->plen = 0;
+		f->overlong = false;
+	}
+	if (lseek(fd, f->off, SEEK_SET) < 0)
+		ret = sacc_err_set(err, errno, "seeking in %s: %s", f->path,
+				   strerror(errno));
+	else
+		ret = read_lines(src, k, f, fd, err);
+	close(fd);
+	return ret;
+}
+
+static int read_dir(struct sacc_faultlog_src *src, struct sink *k,
+		    struct sacc_err *err)
+{
+	int ret = dir_scan(src, err);
+
+	/* an unreadable journal does not hide the others */
+	for (size_t i = 0; i < src->nfiles; i++) {
+		int r = read_dir_file(src, k, &src->files[i],
+				      ret ? NULL : err);
+
+		if (r == -ENOMEM)
+			return r;
+		if (!ret)
+			ret = r;
+	}
+	return ret;
+}
+
+static int src_read(struct sacc_faultlog_src *src, struct sink *k,
+		    struct sacc_err *err)
+{
+	switch (src->mode) {
+	case SRC_RECORDS:
+		return read_records(src, k, err);
+	case SRC_LINES:
+		return read_lines(src, k, &src->one, src->fd, err);
+	case SRC_DIR:
+		break;
+	}
+	return read_dir(src, k, err);
+}
+
+int sacc_faultlog_src_read(struct sacc_faultlog_src *src,
+			   struct sacc_faultlog *fl, sacc_faultlog_line_fn fn,
+			   void *ctx, struct sacc_err *err)
+{
+	struct sink k = { .fl = fl, .fn = fn, .ctx = ctx };
+	int ret;
+
+	if (!src)
+		return sacc_err_set(err, EINVAL, "NULL fault log source");
+	ret = src_read(src, &k, err);
+	return ret ? ret : k.lines;
+}
+
+/* Count what a directory's journals hold now as read. */
+static void dir_skip(struct sacc_faultlog_src *src)
+{
+	struct stat st;
+
+	for (size_t i = 0; i < src->nfiles; i++)
+		if (!stat(src->files[i].path, &st))
+			src->files[i].off = st.st_size;
+}
+
+static const char *default_path(enum sacc_faultlog_input kind)
+{
+	if (kind == SACC_FAULTLOG_KMSG)
+		return "/dev/kmsg";
+	if (kind != SACC_FAULTLOG_JOURNAL)
+		return NULL;
+	return sacc_journal_dir();
+}
+
+static int src_setup(struct sacc_faultlog_src *src, struct sacc_err *err)
+{
+	struct stat st;
+	int ret;
+
+	if (stat(src->path, &st) ? errno == ENOENT &&
+					   src->kind == SACC_FAULTLOG_JOURNAL
+				 : S_ISDIR(st.st_mode)) {
+		if (src->kind != SACC_FAULTLOG_JOURNAL &&
+		    src->kind != SACC_FAULTLOG_MIXED)
+			return sacc_err_set(err, EISDIR, "%s is a directory",
+					    src->path);
+		src->kind = SACC_FAULTLOG_JOURNAL;
+		src->mode = SRC_DIR;
+		if (!(src->flags & SACC_FAULTLOG_SRC_AT_END))
+			return 0;
+		ret = dir_scan(src, err);
+		if (!ret)
+			dir_skip(src);
+		return ret;
+	}
+	src->fd = open(src->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (src->fd < 0)
+		return sacc_err_set(err, errno, "opening %s: %s", src->path,
+				    strerror(errno));
+	if (fstat(src->fd, &st))
+		return sacc_err_set(err, errno, "stat %s: %s", src->path,
+				    strerror(errno));
+	if (S_ISCHR(st.st_mode)) {
+		src->mode = SRC_RECORDS;
+	} else {
+		src->mode = SRC_LINES; /* blocking reads for files and pipes */
+		fcntl(src->fd, F_SETFL, fcntl(src->fd, F_GETFL) & ~O_NONBLOCK);
+		src->one.path = src->path;
+	}
+	if ((src->flags & SACC_FAULTLOG_SRC_AT_END) &&
+	    lseek(src->fd, 0, SEEK_END) < 0 && errno != ESPIPE)
+		return sacc_err_set(err, errno, "seeking in %s: %s", src->path,
+				    strerror(errno));
+	return 0;
+}
+
+int sacc_faultlog_src_open(struct sacc_faultlog_src **out,
+			   enum sacc_faultlog_input kind, const char *path,
+			   unsigned int flags, struct sacc_err *err)
+{
+	struct sacc_faultlog_src *src;
+	int ret;
+
+	if (!out)
+		return sacc_err_set(err, EINVAL, "NULL fault log source");
+	*out = NULL;
+	if (!path)
+		path = default_path(kind);
+	if (!path || kind < SACC_FAULTLOG_KMSG || kind > SACC_FAULTLOG_MIXED)
+		return sacc_err_set(err, EINVAL, "bad fault log input");
+	src = calloc(1, sizeof(*src));
+	if (!src || !(src->path = strdup(path))) {
+		free(src);
+		return sacc_err_set(err, ENOMEM, "opening %s", path);
+	}
+	src->kind = kind;
+	src->flags = flags;
+	src->fd = -1;
+	ret = src_setup(src, err);
+	if (ret) {
+		sacc_faultlog_src_close(src);
+		return ret;
+	}
+	*out = src;
+	return 0;
+}
+
+int sacc_faultlog_src_fd(const struct sacc_faultlog_src *src)
+{
+	return src && src->mode == SRC_RECORDS ? src->fd : -1;
+}
+
+const char *sacc_faultlog_src_path(const struct sacc_faultlog_src *src)
+{
+	return src ? src->path : NULL;
+}
+
+void sacc_faultlog_src_close(struct sacc_faultlog_src *src)
+{
+	if (!src)
+		return;
+	if (src->fd >= 0)
+		close(src->fd);
+	free(src->one.part);
+	for (size_t i = 0; i < src->nfiles; i++) {
+		free(src->files[i].path);
+		free(src->files[i].part);
+	}
+	free(src->files);
+	free(src->path);
+	free(src);
+}
+
+/* ---- a source read once ---- */
+
+static int add_once(struct sacc_faultlog *fl, enum sacc_faultlog_input kind,
+		    const char *path, struct sacc_err *err)
+{
+	struct sacc_faultlog_src *src;
+	struct sink k = { .fl = fl };
+	int ret;
 
 	if (!fl)
 		return sacc_err_set(err, EINVAL, "NULL fault log");
-	if (!dir)
-		dir = sacc_journal_dir();
-	n = scandir(dir, &names, jsonl_filter, alphasort);
-	if (n < 0) {
-		if (errno == ENOENT)
-			return 0;
-		return sacc_err_set(err, errno, "listing %s: %s", dir,
-				    strerror(errno));
-	}
-	for (int i = 0; i < n; i++) {
-		int r = 0;
+	ret = sacc_faultlog_src_open(&src, kind, path, SACC_FAULTLOG_SRC_WHOLE,
+				     err);
+	if (ret)
+		return ret;
+	ret = src_read(src, &k, err);
+	sacc_faultlog_src_close(src);
+	return ret ? ret : k.understood;
+}
 
-		if (!ret && (size_t)snprintf(path, sizeof(path), "%s/%s", dir,
-					     names[i]->d_name) < sizeof(path))
-			r = sacc_faultlog_add_file(fl, SACC_FAULTLOG_JOURNAL,
-						   path, err);
-		if (r < 0)
-			ret = r;
-		else
-			total += r;
-		free(names[i]);
-	}
-	free(names);
-	return ret ? ret : total;
+int sacc_faultlog_add_file(struct sacc_faultlog *fl,
+			   enum sacc_faultlog_input kind, const char *path,
+			   struct sacc_err *err)
+{
+	if (!path)
+		return sacc_err_set(err, EINVAL, "bad fault log input");
+	return add_once(fl, kind, path, err);
+}
+
+int sacc_faultlog_add_journal_dir(struct sacc_faultlog *fl, const char *dir,
+				  struct sacc_err *err)
+{
+	return add_once(fl, SACC_FAULTLOG_JOURNAL, dir, err);
 }

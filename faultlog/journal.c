@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * journal.c - the SACC per-device event journal: the JSON-lines schema
- * (sacc_faultlog.h, section 1), its formatter, its tolerant parser, and
- * the O_APPEND writer libsacc uses.
+ * (sacc_faultlog.h, section 1), its formatter and its tolerant parser
+ * (both through json-c), and the O_APPEND writer libsacc uses.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -45,12 +45,67 @@ static const char *perm_name(uint32_t perm)
 
 /* ---- format ---- */
 
+static int format_event(struct json_object *o,
+			const struct sacc_journal_event *ev)
+{
+	struct json_object *ranges;
+	int ret = 0;
+
+	ret |= fl_json_str(o, "ev", sacc_journal_kind_name(ev->ev));
+	ret |= fl_json_u64(o, "t_ns", true, ev->t_ns);
+	if (ev->pid)
+		ret |= fl_json_u64(o, "pid", true, ev->pid);
+	ret |= fl_json_str(o, "bdf", ev->bdf);
+
+	switch (ev->ev) {
+	case SACC_JEV_MAP:
+	case SACC_JEV_UNMAP:
+		ret |= fl_json_str(o, "name", ev->name);
+		ret |= fl_json_hex(o, "iova", true, ev->iova);
+		ret |= fl_json_u64(o, "len", true, ev->len);
+		if (ev->perm)
+			ret |= fl_json_str(o, "perm", perm_name(ev->perm));
+		break;
+	case SACC_JEV_RANGES:
+		ranges = json_object_new_array_ext((int)ev->nr_ranges);
+		ret |= fl_json_add(o, "ranges", ranges);
+		for (uint32_t i = 0; !ret && i < ev->nr_ranges; i++) {
+			const struct sacc_iova_range *r = &ev->ranges[i];
+			struct json_object *pair = json_object_new_array_ext(2);
+
+			ret = fl_json_push(ranges, pair);
+			if (!ret)
+				ret = fl_json_push(pair,
+						   fl_json_hexval(r->start)) |
+				      fl_json_push(pair, fl_json_hexval(r->end));
+		}
+		break;
+	case SACC_JEV_FAULT:
+		ret |= fl_json_u64(o, "req_id", true, ev->req_id);
+		ret |= fl_json_u64(o, "opcode", true, ev->opcode);
+		ret |= fl_json_u64(o, "status", true, ev->status);
+		ret |= fl_json_hex(o, "addr", true, ev->addr);
+		ret |= fl_json_str(o, "access",
+				   sacc_fault_access_name(ev->access));
+		ret |= fl_json_bool(o, "write", true, ev->write);
+		ret |= fl_json_bool(o, "fatal", true, ev->fatal);
+		if (ev->has_fault_count)
+			ret |= fl_json_u64(o, "fault_count", true,
+					   ev->fault_count);
+		if (ev->has_length)
+			ret |= fl_json_u64(o, "length", true, ev->length);
+		break;
+	case SACC_JEV_RESET:
+		break;
+	}
+	return ret;
+}
+
 int sacc_journal_format(const struct sacc_journal_event *ev, char *buf,
 			size_t len)
 {
 	const char *kind = ev ? sacc_journal_kind_name(ev->ev) : NULL;
-	struct fl_sb sb;
-	bool first = true;
+	struct json_object *o;
 	int ret;
 
 	if (!kind || !buf || sacc_bdf_to_sid(ev->bdf, NULL, NULL))
@@ -62,83 +117,13 @@ int sacc_journal_format(const struct sacc_journal_event *ev, char *buf,
 	     ev->nr_ranges > SACC_IOMMU_MAX_RANGES))
 		return -EINVAL;
 
-	fl_sb_init(&sb);
-	fl_sb_putc(&sb, '{');
-	fl_sb_json_key(&sb, &first, "ev");
-	fl_sb_json_str(&sb, kind);
-	fl_sb_json_key(&sb, &first, "t_ns");
-	fl_sb_printf(&sb, "%" PRIu64, ev->t_ns);
-	if (ev->pid) {
-		fl_sb_json_key(&sb, &first, "pid");
-		fl_sb_printf(&sb, "%" PRIu32, ev->pid);
-	}
-	fl_sb_json_key(&sb, &first, "bdf");
-	fl_sb_json_str(&sb, ev->bdf);
-
-	switch (ev->ev) {
-	case SACC_JEV_MAP:
-	case SACC_JEV_UNMAP:
-		fl_sb_json_key(&sb, &first, "name");
-		fl_sb_json_str(&sb, ev->name);
-		fl_sb_json_key(&sb, &first, "iova");
-		fl_sb_json_hex(&sb, ev->iova);
-		fl_sb_json_key(&sb, &first, "len");
-		fl_sb_printf(&sb, "%" PRIu64, ev->len);
-		if (ev->perm) {
-			fl_sb_json_key(&sb, &first, "perm");
-			fl_sb_json_str(&sb, perm_name(ev->perm));
-		}
-		break;
-	case SACC_JEV_RANGES:
-		fl_sb_json_key(&sb, &first, "ranges");
-		fl_sb_putc(&sb, '[');
-		for (uint32_t i = 0; i < ev->nr_ranges; i++) {
-			fl_sb_puts(&sb, i ? ",[" : "[");
-			fl_sb_json_hex(&sb, ev->ranges[i].start);
-			fl_sb_putc(&sb, ',');
-			fl_sb_json_hex(&sb, ev->ranges[i].end);
-			fl_sb_putc(&sb, ']');
-		}
-		fl_sb_putc(&sb, ']');
-		break;
-	case SACC_JEV_FAULT:
-		fl_sb_json_key(&sb, &first, "req_id");
-		fl_sb_printf(&sb, "%" PRIu32, ev->req_id);
-		fl_sb_json_key(&sb, &first, "opcode");
-		fl_sb_printf(&sb, "%" PRIu32, ev->opcode);
-		fl_sb_json_key(&sb, &first, "status");
-		fl_sb_printf(&sb, "%" PRIu32, ev->status);
-		fl_sb_json_key(&sb, &first, "addr");
-		fl_sb_json_hex(&sb, ev->addr);
-		fl_sb_json_key(&sb, &first, "access");
-		fl_sb_json_str(&sb, sacc_fault_access_name(ev->access));
-		fl_sb_json_key(&sb, &first, "write");
-		fl_sb_puts(&sb, ev->write ? "true" : "false");
-		fl_sb_json_key(&sb, &first, "fatal");
-		fl_sb_puts(&sb, ev->fatal ? "true" : "false");
-		if (ev->has_fault_count) {
-			fl_sb_json_key(&sb, &first, "fault_count");
-			fl_sb_printf(&sb, "%" PRIu32, ev->fault_count);
-		}
-		if (ev->has_length) {
-			fl_sb_json_key(&sb, &first, "length");
-			fl_sb_printf(&sb, "%" PRIu32, ev->length);
-		}
-		break;
-	case SACC_JEV_RESET:
-		break;
-	}
-	fl_sb_puts(&sb, "}\n");
-
-	if (sb.oom) {
-		ret = -ENOMEM;
-	} else if (sb.len >= len) {
-		ret = -EMSGSIZE;
-	} else {
-		memcpy(buf, sb.buf, sb.len + 1);
-		ret = (int)sb.len;
-	}
-	fl_sb_free(&sb);
+	o = json_object_new_object();
+	if (!o)
+		return -ENOMEM;
+	ret = format_event(o, ev);
+	if (!ret)
+		ret = fl_json_format(o, "\n", buf, len);
+	json_object_put(o);
 	return ret;
 }
 
@@ -163,18 +148,33 @@ struct jctx {
 	bool unknown_ev;
 };
 
-static int get_u64(const struct fj_val *v, uint64_t *out)
+/* A string without NUL bytes ("\u0000"), or NULL. */
+static const char *get_str(struct json_object *v)
 {
-	if (v->type == FJ_NUMBER && v->num_int && !v->num_neg) {
-		*out = v->num;
-		return 0;
-	}
-	if (v->type == FJ_STRING && !v->str_truncated)
-		return fl_parse_u64(v->str, out);
-	return -EINVAL;
+	const char *s = json_object_get_string(v);
+
+	if (!json_object_is_type(v, json_type_string) ||
+	    strlen(s) != (size_t)json_object_get_string_len(v))
+		return NULL;
+	return s;
 }
 
-static int get_u32(const struct fj_val *v, uint32_t *out)
+/* A non-negative integer, or a string "0x..." / decimal. */
+static int get_u64(struct json_object *v, uint64_t *out)
+{
+	const char *s;
+
+	if (json_object_is_type(v, json_type_int)) {
+		if (json_object_get_int64(v) < 0)
+			return -EINVAL;
+		*out = json_object_get_uint64(v);
+		return 0;
+	}
+	s = get_str(v);
+	return s ? fl_parse_u64(s, out) : -EINVAL;
+}
+
+static int get_u32(struct json_object *v, uint32_t *out)
 {
 	uint64_t x;
 
@@ -184,65 +184,65 @@ static int get_u32(const struct fj_val *v, uint32_t *out)
 	return 0;
 }
 
-static int get_bool(const struct fj_val *v, bool *out)
+static int get_bool(struct json_object *v, bool *out)
 {
-	if (v->type != FJ_TRUE && v->type != FJ_FALSE)
+	if (!json_object_is_type(v, json_type_boolean))
 		return -EINVAL;
-	*out = v->type == FJ_TRUE;
+	*out = json_object_get_boolean(v);
 	return 0;
 }
 
-struct range_ctx {
-	struct sacc_iova_range r;
-	int n;
-};
-
-static int range_bound(void *ctx, size_t idx, const struct fj_val *v)
+/* [["0x0","0xfedfffff"],...]: each a [start, end] pair, start <= end. */
+static int get_ranges(struct json_object *v, struct sacc_journal_event *ev)
 {
-	struct range_ctx *rc = ctx;
-	uint64_t x;
-
-	if (idx > 1 || get_u64(v, &x))
+	ev->nr_ranges = 0;
+	ev->ranges_truncated = false;
+	if (!json_object_is_type(v, json_type_array))
 		return -EINVAL;
-	if (idx == 0)
-		rc->r.start = x;
-	else
-		rc->r.end = x;
-	rc->n++;
-	return 0;
-}
+	for (size_t i = 0; i < json_object_array_length(v); i++) {
+		struct json_object *p = json_object_array_get_idx(v, i);
+		struct sacc_iova_range r;
 
-static int range_elem(void *ctx, size_t idx, const struct fj_val *v)
-{
-	struct sacc_journal_event *ev = ctx;
-	struct range_ctx rc = { .n = 0 };
-
-	(void)idx;
-	if (v->type != FJ_ARRAY ||
-	    fj_parse_array(v->raw, v->raw_len, range_bound, &rc) ||
-	    rc.n != 2 || rc.r.start > rc.r.end)
-		return -EINVAL;
-	if (ev->nr_ranges == SACC_IOMMU_MAX_RANGES) {
-		ev->ranges_truncated = true;
-		return 0;
+		if (!json_object_is_type(p, json_type_array) ||
+		    json_object_array_length(p) != 2 ||
+		    get_u64(json_object_array_get_idx(p, 0), &r.start) ||
+		    get_u64(json_object_array_get_idx(p, 1), &r.end) ||
+		    r.start > r.end)
+			return -EINVAL;
+		if (ev->nr_ranges == SACC_IOMMU_MAX_RANGES)
+			ev->ranges_truncated = true;
+		else
+			ev->ranges[ev->nr_ranges++] = r;
 	}
-	ev->ranges[ev->nr_ranges++] = rc.r;
 	return 0;
 }
 
-static int member(void *ctx, const char *key, const struct fj_val *v)
+/* A name as written; a NUL byte in it reads as '?'. */
+static void get_name(struct json_object *v, char *dst, size_t size)
 {
-	struct jctx *jc = ctx;
+	const char *s = json_object_get_string(v);
+	size_t n = (size_t)json_object_get_string_len(v);
+
+	if (n > size - 1)
+		n = size - 1;
+	for (size_t i = 0; i < n; i++)
+		dst[i] = s[i] ? s[i] : '?';
+	dst[n] = '\0';
+}
+
+static int member(struct jctx *jc, const char *key, struct json_object *v)
+{
 	struct sacc_journal_event *ev = jc->ev;
+	const char *s = get_str(v);
 	unsigned int access;
 	uint64_t x;
 
 	if (!strcmp(key, "ev")) {
-		if (v->type != FJ_STRING)
+		if (!s)
 			return -EINVAL;
 		jc->unknown_ev = true;
 		for (int k = SACC_JEV_MAP; k <= SACC_JEV_RESET; k++) {
-			if (!strcmp(v->str, kind_names[k])) {
+			if (!strcmp(s, kind_names[k])) {
 				ev->ev = (enum sacc_journal_kind)k;
 				jc->unknown_ev = false;
 			}
@@ -256,15 +256,14 @@ static int member(void *ctx, const char *key, const struct fj_val *v)
 		if (get_u32(v, &ev->pid))
 			return -EINVAL;
 	} else if (!strcmp(key, "bdf")) {
-		if (v->type != FJ_STRING ||
-		    sacc_bdf_to_sid(v->str, &ev->domain, &ev->sid))
+		if (!s || sacc_bdf_to_sid(s, &ev->domain, &ev->sid))
 			return -EINVAL;
 		sacc_bdf_format(ev->domain, ev->sid, ev->bdf, sizeof(ev->bdf));
 		jc->seen |= SEEN_BDF;
 	} else if (!strcmp(key, "name")) {
-		if (v->type != FJ_STRING)
+		if (!json_object_is_type(v, json_type_string))
 			return -EINVAL;
-		fl_strlcpy(ev->name, v->str, sizeof(ev->name));
+		get_name(v, ev->name, sizeof(ev->name));
 	} else if (!strcmp(key, "iova")) {
 		if (get_u64(v, &ev->iova))
 			return -EINVAL;
@@ -274,23 +273,20 @@ static int member(void *ctx, const char *key, const struct fj_val *v)
 			return -EINVAL;
 		jc->seen |= SEEN_LEN;
 	} else if (!strcmp(key, "perm")) {
-		if (v->type != FJ_STRING)
+		if (!s)
 			return -EINVAL;
-		if (!strcmp(v->str, "r"))
+		if (!strcmp(s, "r"))
 			ev->perm = SACC_JOURNAL_PERM_READ;
-		else if (!strcmp(v->str, "w"))
+		else if (!strcmp(s, "w"))
 			ev->perm = SACC_JOURNAL_PERM_WRITE;
-		else if (!strcmp(v->str, "rw"))
+		else if (!strcmp(s, "rw"))
 			ev->perm = SACC_JOURNAL_PERM_READ |
 				   SACC_JOURNAL_PERM_WRITE;
 		else
 			return -EINVAL;
 		jc->seen |= SEEN_PERM;
 	} else if (!strcmp(key, "ranges")) {
-		ev->nr_ranges = 0;
-		ev->ranges_truncated = false;
-		if (v->type != FJ_ARRAY ||
-		    fj_parse_array(v->raw, v->raw_len, range_elem, ev))
+		if (get_ranges(v, ev))
 			return -EINVAL;
 		jc->seen |= SEEN_RANGES;
 	} else if (!strcmp(key, "req_id")) {
@@ -307,8 +303,8 @@ static int member(void *ctx, const char *key, const struct fj_val *v)
 			return -EINVAL;
 		jc->seen |= SEEN_ADDR;
 	} else if (!strcmp(key, "access")) {
-		if (v->type == FJ_STRING) {
-			if (sacc_fault_access_parse(v->str, &access))
+		if (json_object_is_type(v, json_type_string)) {
+			if (!s || sacc_fault_access_parse(s, &access))
 				return -EINVAL;
 		} else if (get_u64(v, &x) || !sacc_fault_access_name(x)) {
 			return -EINVAL;
@@ -336,11 +332,25 @@ static int member(void *ctx, const char *key, const struct fj_val *v)
 	return 0; /* unknown keys: ignored */
 }
 
+static int members(struct jctx *jc, struct json_object *o)
+{
+	if (!json_object_is_type(o, json_type_object))
+		return -EINVAL;
+	json_object_object_foreach(o, key, v)
+	{
+		if (member(jc, key, v))
+			return -EINVAL;
+	}
+	return 0;
+}
+
 int sacc_journal_parse_line(const char *line, struct sacc_journal_event *ev)
 {
 	struct jctx jc = { .ev = ev };
+	struct json_object *o;
 	size_t n;
 	unsigned int need = SEEN_EV | SEEN_T | SEEN_BDF;
+	int ret;
 
 	if (!line || !ev)
 		return -EINVAL;
@@ -351,9 +361,12 @@ int sacc_journal_parse_line(const char *line, struct sacc_journal_event *ev)
 		n--;
 	if (!n)
 		return 0;
-	if (fj_parse_object(line, n, member, &jc))
-		return -EINVAL;
-	if (!(jc.seen & SEEN_EV))
+	ret = fl_json_parse(line, n, &o);
+	if (ret)
+		return ret;
+	ret = members(&jc, o);
+	json_object_put(o);
+	if (ret || !(jc.seen & SEEN_EV))
 		return -EINVAL;
 	if (jc.unknown_ev)
 		return 0; /* a newer writer's event */

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * report.c - output: one JSON object per fault record plus a summary
- * object, the human table, and the one-line loss summary.
+ * object (json-c), the human table, and the one-line loss summary.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -10,42 +10,6 @@
 
 #include "fl_priv.h"
 #include "sacc_hw.h"
-
-/* ---- JSON helpers ---- */
-
-static void k_u64(struct fl_sb *sb, bool *first, const char *key, bool has,
-		  uint64_t v)
-{
-	fl_sb_json_key(sb, first, key);
-	if (has)
-		fl_sb_printf(sb, "%" PRIu64, v);
-	else
-		fl_sb_puts(sb, "null");
-}
-
-static void k_hex(struct fl_sb *sb, bool *first, const char *key, bool has,
-		  uint64_t v)
-{
-	fl_sb_json_key(sb, first, key);
-	if (has)
-		fl_sb_json_hex(sb, v);
-	else
-		fl_sb_puts(sb, "null");
-}
-
-static void k_str(struct fl_sb *sb, bool *first, const char *key,
-		  const char *v)
-{
-	fl_sb_json_key(sb, first, key);
-	fl_sb_json_str(sb, v);
-}
-
-static void k_bool(struct fl_sb *sb, bool *first, const char *key, bool has,
-		   bool v)
-{
-	fl_sb_json_key(sb, first, key);
-	fl_sb_puts(sb, !has ? "null" : v ? "true" : "false");
-}
 
 static const char *tsrc_name(enum sacc_fault_tsrc t)
 {
@@ -79,7 +43,7 @@ static void op_text(const struct sacc_fault *f, char *buf, size_t len)
 		snprintf(buf, len, "op%" PRIu32, f->opcode);
 }
 
-static void fault_json(struct fl_sb *sb, const struct sacc_fault *f, size_t n)
+static int sources_json(struct json_object *o, unsigned int sources)
 {
 	static const struct {
 		unsigned int bit;
@@ -87,185 +51,207 @@ static void fault_json(struct fl_sb *sb, const struct sacc_fault *f, size_t n)
 	} srcs[] = { { SACC_FSRC_DEVICE, "device" },
 		     { SACC_FSRC_KERNEL, "kernel" },
 		     { SACC_FSRC_QEMU, "qemu" } };
-	bool first = true, f2 = true;
-	bool fetch = f->has_access && f->access == SACC_FAULT_DESC_FETCH;
-	char op[16];
+	struct json_object *a = json_object_new_array();
+	int ret = fl_json_add(o, "sources", a);
 
-	fl_sb_putc(sb, '{');
-	k_u64(sb, &first, "n", true, n);
-	fl_sb_json_key(sb, &first, "sources");
-	fl_sb_putc(sb, '[');
-	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
-		if (!(f->sources & srcs[i].bit))
-			continue;
-		if (!f2)
-			fl_sb_putc(sb, ',');
-		f2 = false;
-		fl_sb_json_str(sb, srcs[i].name);
-	}
-	fl_sb_putc(sb, ']');
-	k_str(sb, &first, "bdf", f->bdf);
-	fl_sb_json_key(sb, &first, "sid");
-	fl_sb_printf(sb, "\"0x%04x\"", f->sid);
-	k_u64(sb, &first, "t_ns", f->t_from != SACC_TSRC_NONE, f->t_ns);
-	k_str(sb, &first, "t_from", tsrc_name(f->t_from));
-	k_hex(sb, &first, "iova", f->has_iova, f->iova);
-	k_bool(sb, &first, "iova_exact", true, f->has_iova && f->iova_exact);
-	k_hex(sb, &first, "page", f->has_iova, f->page);
-	k_str(sb, &first, "access",
-	      f->has_access ? sacc_fault_access_name(f->access) : NULL);
-	k_bool(sb, &first, "write", f->has_write, f->write);
-	k_u64(sb, &first, "req_id", f->has_req, f->req_id);
-	/* a descriptor fetch fault never saw the descriptor: no opcode */
-	k_u64(sb, &first, "opcode", f->has_req && !fetch, f->opcode);
+	for (size_t i = 0; !ret && i < sizeof(srcs) / sizeof(srcs[0]); i++)
+		if (sources & srcs[i].bit)
+			ret = fl_json_push(a,
+					   json_object_new_string(srcs[i].name));
+	return ret;
+}
+
+static int fault_json(struct json_object *o, const struct sacc_fault *f,
+		      size_t n)
+{
+	bool fetch = f->has_access && f->access == SACC_FAULT_DESC_FETCH;
+	char op[16], sid[8];
+	int ret = 0;
+
 	op_text(f, op, sizeof(op));
-	k_str(sb, &first, "op", f->has_req && !fetch ? op : NULL);
-	k_u64(sb, &first, "status", f->has_req, f->status);
-	k_bool(sb, &first, "fatal", true, f->fatal);
-	k_u64(sb, &first, "fault_count", f->has_fault_count, f->fault_count);
-	k_u64(sb, &first, "pid", f->pid != 0, f->pid);
-	k_str(sb, &first, "kernel_kind",
-	      !f->has_kernel ? NULL : f->kernel_intr ? "intr_remap" : "dma");
-	k_u64(sb, &first, "kernel_reason", f->has_kernel_reason,
-	      f->kernel_reason);
-	k_str(sb, &first, "kernel_reason_text",
-	      f->has_kernel && f->kernel_reason_text[0] ?
-		      f->kernel_reason_text :
-		      NULL);
-	k_u64(sb, &first, "kernel_t_ns", f->has_kernel_t, f->kernel_t_ns);
-	k_u64(sb, &first, "pasid", f->has_pasid, f->pasid);
-	k_u64(sb, &first, "intr_index", f->has_intr_index, f->intr_index);
-	k_u64(sb, &first, "qemu_reason", f->has_qemu, f->qemu_reason);
-	k_bool(sb, &first, "viommu_recorded", f->has_viommu_recorded,
-	       f->viommu_recorded);
-	k_str(sb, &first, "attribution", sacc_fault_attr_name(f->attr));
-	k_str(sb, &first, "attribution_text", f->attr_text);
-	k_str(sb, &first, "buffer", f->has_buffer ? f->buffer : NULL);
-	k_u64(sb, &first, "buffer_offset", f->has_buffer, f->buffer_offset);
-	k_str(sb, &first, "buffer_perm",
-	      f->has_buffer ? perm_name(f->buffer_perm) : NULL);
-	k_u64(sb, &first, "length", f->has_length, f->length);
-	k_str(sb, &first, "unlogged", sacc_fault_unlogged_name(f->unlogged));
-	k_str(sb, &first, "unlogged_text",
-	      sacc_fault_unlogged_text(f->unlogged));
-	fl_sb_putc(sb, '}');
+	snprintf(sid, sizeof(sid), "0x%04x", f->sid);
+	ret |= fl_json_u64(o, "n", true, n);
+	ret |= sources_json(o, f->sources);
+	ret |= fl_json_str(o, "bdf", f->bdf);
+	ret |= fl_json_str(o, "sid", sid);
+	ret |= fl_json_u64(o, "t_ns", f->t_from != SACC_TSRC_NONE, f->t_ns);
+	ret |= fl_json_str(o, "t_from", tsrc_name(f->t_from));
+	ret |= fl_json_hex(o, "iova", f->has_iova, f->iova);
+	ret |= fl_json_bool(o, "iova_exact", true,
+			    f->has_iova && f->iova_exact);
+	ret |= fl_json_hex(o, "page", f->has_iova, f->page);
+	ret |= fl_json_str(o, "access",
+			   f->has_access ? sacc_fault_access_name(f->access)
+					 : NULL);
+	ret |= fl_json_bool(o, "write", f->has_write, f->write);
+	ret |= fl_json_u64(o, "req_id", f->has_req, f->req_id);
+	/* a descriptor fetch fault never saw the descriptor: no opcode */
+	ret |= fl_json_u64(o, "opcode", f->has_req && !fetch, f->opcode);
+	ret |= fl_json_str(o, "op", f->has_req && !fetch ? op : NULL);
+	ret |= fl_json_u64(o, "status", f->has_req, f->status);
+	ret |= fl_json_bool(o, "fatal", true, f->fatal);
+	ret |= fl_json_u64(o, "fault_count", f->has_fault_count,
+			   f->fault_count);
+	ret |= fl_json_u64(o, "pid", f->pid != 0, f->pid);
+	ret |= fl_json_str(o, "kernel_kind",
+			   !f->has_kernel  ? NULL
+			   : f->kernel_intr ? "intr_remap"
+					    : "dma");
+	ret |= fl_json_u64(o, "kernel_reason", f->has_kernel_reason,
+			   f->kernel_reason);
+	ret |= fl_json_str(o, "kernel_reason_text",
+			   f->has_kernel && f->kernel_reason_text[0]
+				   ? f->kernel_reason_text
+				   : NULL);
+	ret |= fl_json_u64(o, "kernel_t_ns", f->has_kernel_t, f->kernel_t_ns);
+	ret |= fl_json_u64(o, "pasid", f->has_pasid, f->pasid);
+	ret |= fl_json_u64(o, "intr_index", f->has_intr_index, f->intr_index);
+	ret |= fl_json_u64(o, "qemu_reason", f->has_qemu, f->qemu_reason);
+	ret |= fl_json_bool(o, "viommu_recorded", f->has_viommu_recorded,
+			    f->viommu_recorded);
+	ret |= fl_json_str(o, "attribution", sacc_fault_attr_name(f->attr));
+	ret |= fl_json_str(o, "attribution_text", f->attr_text);
+	ret |= fl_json_str(o, "buffer", f->has_buffer ? f->buffer : NULL);
+	ret |= fl_json_u64(o, "buffer_offset", f->has_buffer,
+			   f->buffer_offset);
+	ret |= fl_json_str(o, "buffer_perm",
+			   f->has_buffer ? perm_name(f->buffer_perm) : NULL);
+	ret |= fl_json_u64(o, "length", f->has_length, f->length);
+	ret |= fl_json_str(o, "unlogged", sacc_fault_unlogged_name(f->unlogged));
+	ret |= fl_json_str(o, "unlogged_text",
+			   sacc_fault_unlogged_text(f->unlogged));
+	return ret;
+}
+
+struct json_object *sacc_fault_json(const struct sacc_fault *f, size_t n)
+{
+	struct json_object *o = f ? json_object_new_object() : NULL;
+
+	if (o && fault_json(o, f, n)) {
+		json_object_put(o);
+		o = NULL;
+	}
+	return o;
 }
 
 int sacc_fault_format_json(const struct sacc_fault *f, size_t n, char *buf,
 			   size_t len)
 {
-	struct fl_sb sb;
+	struct json_object *o;
 	int ret;
 
 	if (!f || !buf)
 		return -EINVAL;
-	fl_sb_init(&sb);
-	fault_json(&sb, f, n);
-	if (sb.oom)
-		ret = -ENOMEM;
-	else if (sb.len >= len)
-		ret = -EMSGSIZE;
-	else
-		ret = (int)sb.len;
-	if (ret >= 0)
-		memcpy(buf, sb.buf, sb.len + 1);
-	fl_sb_free(&sb);
+	o = sacc_fault_json(f, n);
+	if (!o)
+		return -ENOMEM;
+	ret = fl_json_format(o, "", buf, len);
+	json_object_put(o);
 	return ret;
 }
 
-static void counts_json(struct fl_sb *sb, const struct sacc_faultlog_counts *c,
-			bool with_bdf)
+static struct json_object *counts_json(const struct sacc_faultlog_counts *c,
+				       bool with_bdf)
 {
-	bool first = true;
+	struct json_object *o = json_object_new_object();
+	int ret = 0;
 
-	fl_sb_putc(sb, '{');
+	if (!o)
+		return NULL;
 	if (with_bdf)
-		k_str(sb, &first, "bdf", c->bdf);
-	k_u64(sb, &first, "device", true, c->device);
-	k_u64(sb, &first, "device_journal", true, c->device_journal);
-	k_u64(sb, &first, "device_counter", true, c->device_counter);
-	k_u64(sb, &first, "faults", true, c->faults);
-	k_u64(sb, &first, "kernel_printed", true, c->kernel_printed);
-	k_u64(sb, &first, "matched_kernel", true, c->matched_kernel);
-	k_u64(sb, &first, "qemu_seen", true, c->qemu_seen);
-	k_u64(sb, &first, "viommu_recorded", true, c->viommu_recorded);
-	k_u64(sb, &first, "matched_qemu", true, c->matched_qemu);
-	k_u64(sb, &first, "records", true, c->records);
-	k_u64(sb, &first, "unattributed", true, c->unattributed);
-	k_u64(sb, &first, "unreported", true, c->unreported);
-	fl_sb_putc(sb, '}');
-}
-
-static void summary_json(struct fl_sb *sb,
-			 const struct sacc_faultlog_summary *s)
-{
-	bool first = true;
-
-	fl_sb_puts(sb, "{\"summary\":{");
-	k_str(sb, &first, "text", s->text);
-	fl_sb_json_key(sb, &first, "total");
-	counts_json(sb, &s->total, false);
-	k_u64(sb, &first, "kernel_suppressed", true, s->kernel_suppressed);
-	k_u64(sb, &first, "kernel_suppressed_lines", true,
-	      s->kernel_suppressed_lines);
-	k_u64(sb, &first, "drhd_lines", true, s->drhd_lines);
-	k_u64(sb, &first, "overflow_events", true, s->overflow_events);
-	k_bool(sb, &first, "have_qemu", true, s->have_qemu);
-	k_bool(sb, &first, "have_frr", true, s->have_frr);
-	k_u64(sb, &first, "lost", true, s->lost);
-	k_bool(sb, &first, "lost_exact", true, s->lost_exact);
-	k_str(sb, &first, "lost_reason", s->lost_reason);
-	k_u64(sb, &first, "unreported_not_iommu", true,
-	      s->unreported_not_iommu);
-	k_u64(sb, &first, "unreported_no_dma", true, s->unreported_no_dma);
-	k_u64(sb, &first, "bad_kmsg", true, s->bad_kmsg);
-	k_u64(sb, &first, "bad_journal", true, s->bad_journal);
-	k_u64(sb, &first, "bad_trace", true, s->bad_trace);
-	k_u64(sb, &first, "kmsg_user_ignored", true, s->kmsg_user_ignored);
-	k_u64(sb, &first, "kmsg_overruns", true, s->kmsg_overruns);
-	k_u64(sb, &first, "trace_chunk_lines", true, s->trace_chunk_lines);
-	fl_sb_json_key(sb, &first, "devices");
-	fl_sb_putc(sb, '[');
-	for (size_t i = 0; i < s->nr_devices; i++) {
-		if (i)
-			fl_sb_putc(sb, ',');
-		counts_json(sb, &s->devices[i], true);
+		ret |= fl_json_str(o, "bdf", c->bdf);
+	ret |= fl_json_u64(o, "device", true, c->device);
+	ret |= fl_json_u64(o, "device_journal", true, c->device_journal);
+	ret |= fl_json_u64(o, "device_counter", true, c->device_counter);
+	ret |= fl_json_u64(o, "faults", true, c->faults);
+	ret |= fl_json_u64(o, "kernel_printed", true, c->kernel_printed);
+	ret |= fl_json_u64(o, "matched_kernel", true, c->matched_kernel);
+	ret |= fl_json_u64(o, "qemu_seen", true, c->qemu_seen);
+	ret |= fl_json_u64(o, "viommu_recorded", true, c->viommu_recorded);
+	ret |= fl_json_u64(o, "matched_qemu", true, c->matched_qemu);
+	ret |= fl_json_u64(o, "records", true, c->records);
+	ret |= fl_json_u64(o, "unattributed", true, c->unattributed);
+	ret |= fl_json_u64(o, "unreported", true, c->unreported);
+	if (ret) {
+		json_object_put(o);
+		return NULL;
 	}
-	fl_sb_puts(sb, "]}}");
+	return o;
 }
 
-static int put(struct fl_sb *sb, FILE *out)
+static int summary_json(struct json_object *o,
+			const struct sacc_faultlog_summary *s)
 {
-	if (sb->oom)
+	struct json_object *devs;
+	int ret = 0;
+
+	ret |= fl_json_str(o, "text", s->text);
+	ret |= fl_json_add(o, "total", counts_json(&s->total, false));
+	ret |= fl_json_u64(o, "kernel_suppressed", true, s->kernel_suppressed);
+	ret |= fl_json_u64(o, "kernel_suppressed_lines", true,
+			   s->kernel_suppressed_lines);
+	ret |= fl_json_u64(o, "drhd_lines", true, s->drhd_lines);
+	ret |= fl_json_u64(o, "overflow_events", true, s->overflow_events);
+	ret |= fl_json_bool(o, "have_qemu", true, s->have_qemu);
+	ret |= fl_json_bool(o, "have_frr", true, s->have_frr);
+	ret |= fl_json_u64(o, "lost", true, s->lost);
+	ret |= fl_json_bool(o, "lost_exact", true, s->lost_exact);
+	ret |= fl_json_str(o, "lost_reason", s->lost_reason);
+	ret |= fl_json_u64(o, "unreported_not_iommu", true,
+			   s->unreported_not_iommu);
+	ret |= fl_json_u64(o, "unreported_no_dma", true, s->unreported_no_dma);
+	ret |= fl_json_u64(o, "bad_kmsg", true, s->bad_kmsg);
+	ret |= fl_json_u64(o, "bad_journal", true, s->bad_journal);
+	ret |= fl_json_u64(o, "bad_trace", true, s->bad_trace);
+	ret |= fl_json_u64(o, "kmsg_user_ignored", true, s->kmsg_user_ignored);
+	ret |= fl_json_u64(o, "kmsg_overruns", true, s->kmsg_overruns);
+	ret |= fl_json_u64(o, "trace_chunk_lines", true, s->trace_chunk_lines);
+	devs = json_object_new_array();
+	ret |= fl_json_add(o, "devices", devs);
+	for (size_t i = 0; !ret && i < s->nr_devices; i++)
+		ret = fl_json_push(devs, counts_json(&s->devices[i], true));
+	return ret;
+}
+
+int sacc_faultlog_print_json_summary(const struct sacc_faultlog *fl,
+				     FILE *out)
+{
+	struct json_object *o, *sum;
+	int ret;
+
+	if (!fl || !out)
+		return -EINVAL;
+	o = json_object_new_object();
+	sum = json_object_new_object();
+	if (!o || !sum) {
+		json_object_put(o);
+		json_object_put(sum);
 		return -ENOMEM;
-	if (fwrite(sb->buf, 1, sb->len, out) != sb->len ||
-	    fputc('\n', out) == EOF)
-		return -EIO;
-	return 0;
+	}
+	ret = fl_json_add(o, "summary", sum);
+	if (!ret)
+		ret = summary_json(sum, &fl->sum);
+	if (!ret)
+		ret = fl_json_print(o, out);
+	json_object_put(o);
+	if (!ret && fflush(out))
+		ret = -EIO;
+	return ret;
 }
 
 int sacc_faultlog_print_json(const struct sacc_faultlog *fl, FILE *out)
 {
-	struct fl_sb sb;
 	int ret = 0;
 
 	if (!fl || !out)
 		return -EINVAL;
-	fl_sb_init(&sb);
 	for (size_t i = 0; i < fl->nrec && !ret; i++) {
-		fl_sb_reset(&sb);
-		fault_json(&sb, &fl->rec[i], i);
-		ret = put(&sb, out);
+		struct json_object *o = sacc_fault_json(&fl->rec[i], i);
+
+		ret = o ? fl_json_print(o, out) : -ENOMEM;
+		json_object_put(o);
 	}
-	if (!ret) {
-		fl_sb_reset(&sb);
-		summary_json(&sb, &fl->sum);
-		ret = put(&sb, out);
-	}
-	fl_sb_free(&sb);
-	if (!ret && fflush(out))
-		ret = -EIO;
-	return ret;
+	return ret ? ret : sacc_faultlog_print_json_summary(fl, out);
 }
 
 /* ---- summary text ---- */

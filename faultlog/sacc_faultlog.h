@@ -9,6 +9,7 @@
  * non-negative count on success and a negative errno on failure; the
  * optional struct sacc_err receives a one-line message.  The library
  * never prints (except into the FILE * it is given) and never aborts.
+ * JSON is read and written with json-c (static, like everything else).
  * Line parsers return 1 for a line they understood, 0 for a line that is
  * not theirs (noise, other trace events, unknown journal events), and
  * -EINVAL for a line that is theirs but malformed or truncated.
@@ -244,7 +245,9 @@ struct sacc_journal_event {
  * One journal line (with or without the trailing newline) into @ev.
  * Required: ev, t_ns, bdf; map: iova, len, perm; unmap: iova, len;
  * ranges: ranges; fault: addr, access.  Unknown keys are ignored.
- * Returns 1, 0 for a blank line or an unknown "ev", -EINVAL.
+ * Returns 1, 0 for a blank line or an unknown "ev", -EINVAL (also for
+ * JSON that json-c's strict mode refuses, nesting deeper than 32, or an
+ * integer beyond 64 bits), -ENOMEM.
  */
 int sacc_journal_parse_line(const char *line, struct sacc_journal_event *ev);
 
@@ -570,6 +573,7 @@ enum sacc_faultlog_input {
 	SACC_FAULTLOG_KMSG = 1,	 /* /dev/kmsg, dmesg output, syslog */
 	SACC_FAULTLOG_JOURNAL,	 /* a <bdf>.jsonl journal */
 	SACC_FAULTLOG_QEMU_TRACE, /* QEMU trace output */
+	SACC_FAULTLOG_MIXED,	 /* all three, told apart line by line */
 };
 
 /* NULL on allocation failure. */
@@ -589,9 +593,20 @@ int sacc_faultlog_add_journal_line(struct sacc_faultlog *fl,
 int sacc_faultlog_add_trace_line(struct sacc_faultlog *fl, const char *line);
 
 /*
- * Every line of a file.  A character device (/dev/kmsg) is read
- * non-blocking up to its current end; EPIPE (records overwritten before
- * we read them) is counted in kmsg_overruns.  Returns the number of lines
+ * Which input @line is: a journal line (a '{' after blanks), a QEMU
+ * trace line sacc_trace_parse_line() accepts, else a kernel line (which
+ * may still be noise).  Never SACC_FAULTLOG_MIXED.
+ */
+enum sacc_faultlog_input sacc_faultlog_detect(const char *line);
+
+/* A line of @kind (SACC_FAULTLOG_MIXED: sacc_faultlog_detect() says). */
+int sacc_faultlog_add_line(struct sacc_faultlog *fl,
+			   enum sacc_faultlog_input kind, const char *line);
+
+/*
+ * Every line of a file, a pipe, /dev/kmsg (up to its current end), or
+ * the journals of a directory (@kind SACC_FAULTLOG_JOURNAL); an input
+ * read once with a source below.  Returns the number of lines
  * understood, or -errno (open/read failure, -ENOMEM).
  */
 int sacc_faultlog_add_file(struct sacc_faultlog *fl,
@@ -602,6 +617,66 @@ int sacc_faultlog_add_file(struct sacc_faultlog *fl,
  * the lines understood; a missing directory gives 0. */
 int sacc_faultlog_add_journal_dir(struct sacc_faultlog *fl, const char *dir,
 				  struct sacc_err *err);
+
+/*
+ * ---- inputs read incrementally ----
+ *
+ * A source is read again and again; each read hands over what was
+ * written since the last one:
+ *  - a character device (/dev/kmsg): non-blocking, one record per
+ *    read(2), the first line of each ("pri,seq,usec,flags;message");
+ *    EPIPE (records overwritten before we read them) is counted in the
+ *    fault log's kmsg_overruns;
+ *  - a directory (journals): every *.jsonl in it, alphabetically, each
+ *    from its own offset on, files created later included; a file that
+ *    shrank is read again from its start; a missing directory is an
+ *    empty source until it appears;
+ *  - anything else (a file, a pipe): its lines from where the last read
+ *    stopped.
+ * A line not yet complete (no newline) waits for the next read, unless
+ * SACC_FAULTLOG_SRC_WHOLE says the input is complete.  Trailing '\r' is
+ * dropped.  Lines longer than 1 MiB are skipped.
+ */
+struct sacc_faultlog_src;
+
+#define SACC_FAULTLOG_SRC_AT_END (1u << 0) /* skip what is there now */
+#define SACC_FAULTLOG_SRC_WHOLE	 (1u << 1) /* an unterminated last line is
+					    * a line: the input is complete */
+
+/*
+ * Open @path as @kind (SACC_FAULTLOG_MIXED: told apart per line; a
+ * directory is always journals).  @path NULL: /dev/kmsg for
+ * SACC_FAULTLOG_KMSG, $SACC_JOURNAL_DIR or /run/sacc for
+ * SACC_FAULTLOG_JOURNAL.  0 or -errno with a message.
+ */
+int sacc_faultlog_src_open(struct sacc_faultlog_src **out,
+			   enum sacc_faultlog_input kind, const char *path,
+			   unsigned int flags, struct sacc_err *err);
+
+/* Called with every new line and the input it is (never MIXED). */
+typedef void (*sacc_faultlog_line_fn)(void *ctx,
+				      enum sacc_faultlog_input kind,
+				      const char *line);
+
+/*
+ * Read what is new: each complete line is added to @fl (if not NULL),
+ * then passed to @fn (if not NULL).  Returns the number of new lines, or
+ * -errno (a journal that cannot be read does not stop the others; the
+ * first error is returned after them), -ENOMEM.
+ */
+int sacc_faultlog_src_read(struct sacc_faultlog_src *src,
+			   struct sacc_faultlog *fl, sacc_faultlog_line_fn fn,
+			   void *ctx, struct sacc_err *err);
+
+/* A descriptor to poll(2) for POLLIN (the kmsg device), else -1: files
+ * and directories have nothing to wait on, read them from time to time. */
+int sacc_faultlog_src_fd(const struct sacc_faultlog_src *src);
+
+/* The path it reads (a directory for journals). */
+const char *sacc_faultlog_src_path(const struct sacc_faultlog_src *src);
+
+/* Close; safe with NULL. */
+void sacc_faultlog_src_close(struct sacc_faultlog_src *src);
 
 /*
  * Join everything added so far into fault records, attribute them and
@@ -616,14 +691,74 @@ const struct sacc_fault *sacc_faultlog_get(const struct sacc_faultlog *fl,
 void sacc_faultlog_summary(const struct sacc_faultlog *fl,
 			   struct sacc_faultlog_summary *sum);
 
+/* ---- accounting queries (after sacc_faultlog_join()) ---- */
+
+/* Device faults (records with a journal fault event) to look for. */
+struct sacc_fault_match {
+	const char *bdf; /* NULL: any device */
+	uint32_t pid;	 /* 0: any process */
+	bool by_req;	 /* only req_id in [req_lo, req_hi] */
+	uint32_t req_lo, req_hi;
+	int fatal; /* 0 or 1; -1: either */
+};
+
+/* What the log says about them. */
+struct sacc_fault_tally {
+	size_t found;	    /* matching records */
+	size_t logged;	    /* ... joined with a kernel DMAR line */
+	size_t unaccounted; /* ... attributed to nothing, or with neither a
+			     * DMAR line nor a reason for none ("unlogged") */
+	long first;	    /* index of the first (sacc_faultlog_get()), -1 */
+};
+
+/* Tally the records matching @m.  Returns found, or -EINVAL. */
+int sacc_faultlog_tally(const struct sacc_faultlog *fl,
+			const struct sacc_fault_match *m,
+			struct sacc_fault_tally *t);
+
+/*
+ * One device's faults added up as in section 3: faults = logged +
+ * not_logged, and of those not logged at most `suppressed` were counted
+ * by the kernel's ratelimit (it does not say for which device, so the
+ * log-wide count, capped), `unreported` can have no IOMMU fault record,
+ * and `lost` (log-wide, section 3) never reached the kernel.
+ */
+struct sacc_faultlog_account {
+	uint64_t faults;       /* max(device, records), as counts.faults */
+	uint64_t logged;       /* joined with a DMAR line */
+	uint64_t not_logged;   /* faults - logged */
+	uint64_t suppressed;   /* min(kernel_suppressed, not_logged) */
+	uint64_t unreported;   /* unlogged not_iommu / no_dma */
+	uint64_t unattributed; /* records attributed to nothing */
+	uint64_t lost;	       /* the summary's */
+	bool lost_exact;
+	const char *lost_reason; /* "" when nothing is lost */
+};
+
+/* For @bdf ("0000:01:00.0").  0, -ENOENT if the log has no such device
+ * (@a zeroed), -EINVAL. */
+int sacc_faultlog_account(const struct sacc_faultlog *fl, const char *bdf,
+			  struct sacc_faultlog_account *a);
+
+/* ---- output ---- */
+
 /* One JSON object per record and line, then {"summary":{...}}.
- * Returns 0 or -EIO. */
+ * Returns 0, -ENOMEM or -EIO. */
 int sacc_faultlog_print_json(const struct sacc_faultlog *fl, FILE *out);
 
+/* Only its last line, {"summary":{...}}.  0, -ENOMEM or -EIO. */
+int sacc_faultlog_print_json_summary(const struct sacc_faultlog *fl,
+				     FILE *out);
+
 /* One fault record as a JSON object (no newline) into @buf.  Returns the
- * length or -EMSGSIZE. */
+ * length, -EMSGSIZE or -ENOMEM. */
 int sacc_fault_format_json(const struct sacc_fault *f, size_t n, char *buf,
 			   size_t len);
+
+/* The same as a json-c object, to embed in a caller's JSON; the caller
+ * owns it (json_object_put()).  NULL on ENOMEM. */
+struct json_object;
+struct json_object *sacc_fault_json(const struct sacc_fault *f, size_t n);
 
 /* The human table and the summary lines.  Returns 0 or -EIO. */
 int sacc_faultlog_print_table(const struct sacc_faultlog *fl, FILE *out);

@@ -1759,21 +1759,48 @@ struct keyset {
 	char attribution[64];
 };
 
-static int collect(void *ctx, const char *key, const struct fj_val *v)
+/* One output line read back with json-c (strictly, as journal lines are
+ * read): 0, or -EINVAL for bad JSON or a bad "sources". */
+static int collect(struct keyset *k, struct json_object *o)
 {
-	struct keyset *k = ctx;
-
-	for (size_t i = 0; i < k->n; i++)
-		if (!strcmp(key, k->want[i]))
-			k->seen |= 1ull << i;
-	if (!strcmp(key, "summary"))
-		k->has_summary = v->type == FJ_OBJECT;
-	if (!strcmp(key, "attribution") && v->type == FJ_STRING)
-		fl_strlcpy(k->attribution, v->str, sizeof(k->attribution));
-	if (!strcmp(key, "sources") &&
-	    (v->type != FJ_ARRAY || v->raw_len < 3))
+	if (!json_object_is_type(o, json_type_object))
 		return -EINVAL;
+	json_object_object_foreach(o, key, v)
+	{
+		for (size_t i = 0; i < k->n; i++)
+			if (!strcmp(key, k->want[i]))
+				k->seen |= 1ull << i;
+		if (!strcmp(key, "summary"))
+			k->has_summary = json_object_is_type(v, json_type_object);
+		if (!strcmp(key, "attribution") &&
+		    json_object_is_type(v, json_type_string))
+			fl_strlcpy(k->attribution, json_object_get_string(v),
+				   sizeof(k->attribution));
+		if (!strcmp(key, "sources") &&
+		    (!json_object_is_type(v, json_type_array) ||
+		     !json_object_array_length(v)))
+			return -EINVAL;
+	}
 	return 0;
+}
+
+/* collect() on @line's member @outer (NULL: the line), then its @inner. */
+static int collect_line(struct keyset *k, const char *line, const char *outer,
+			const char *inner)
+{
+	struct json_object *o, *v;
+	int ret = fl_json_parse(line, strlen(line), &o);
+
+	if (ret)
+		return ret;
+	v = o;
+	if (outer && !json_object_object_get_ex(v, outer, &v))
+		v = NULL;
+	if (v && inner && !json_object_object_get_ex(v, inner, &v))
+		v = NULL;
+	ret = v ? collect(k, v) : -EINVAL;
+	json_object_put(o);
+	return ret;
 }
 
 static const char *const fault_keys[] = {
@@ -1805,30 +1832,6 @@ static const char *const count_keys[] = {
 	"matched_qemu", "records", "unattributed",
 };
 
-static int check_summary(void *ctx, const char *key, const struct fj_val *v)
-{
-	struct keyset *k = ctx;
-
-	if (strcmp(key, "summary"))
-		return 0;
-	return fj_parse_object(v->raw, v->raw_len, collect, k);
-}
-
-static int check_total(void *ctx, const char *key, const struct fj_val *v)
-{
-	if (!strcmp(key, "total"))
-		return fj_parse_object(v->raw, v->raw_len, collect, ctx);
-	return 0;
-}
-
-static int check_total_outer(void *ctx, const char *key,
-			     const struct fj_val *v)
-{
-	if (!strcmp(key, "summary"))
-		return fj_parse_object(v->raw, v->raw_len, check_total, ctx);
-	return 0;
-}
-
 START_TEST(test_json_output)
 {
 	static const char *const attrs[] = { "mapped",	       "guard",
@@ -1853,9 +1856,7 @@ START_TEST(test_json_output)
 		if (n < 13) {
 			k.want = fault_keys;
 			k.n = sizeof(fault_keys) / sizeof(fault_keys[0]);
-			ck_assert_int_eq(fj_parse_object(line, strlen(line),
-							 collect, &k),
-					 0);
+			ck_assert_int_eq(collect_line(&k, line, NULL, NULL), 0);
 			ck_assert_msg(k.seen == (1ull << k.n) - 1,
 				      "missing keys (0x%llx): %s", k.seen, line);
 			for (size_t i = 0; i < 6; i++)
@@ -1864,8 +1865,8 @@ START_TEST(test_json_output)
 		} else {
 			k.want = summary_keys;
 			k.n = sizeof(summary_keys) / sizeof(summary_keys[0]);
-			ck_assert_int_eq(fj_parse_object(line, strlen(line),
-							 check_summary, &k),
+			ck_assert_int_eq(collect_line(&k, line, "summary",
+						      NULL),
 					 0);
 			ck_assert_msg(k.seen == (1ull << k.n) - 1,
 				      "summary keys (0x%llx): %s", k.seen,
@@ -1873,8 +1874,8 @@ START_TEST(test_json_output)
 			k.want = count_keys;
 			k.n = sizeof(count_keys) / sizeof(count_keys[0]);
 			k.seen = 0;
-			ck_assert_int_eq(fj_parse_object(line, strlen(line),
-							 check_total_outer, &k),
+			ck_assert_int_eq(collect_line(&k, line, "summary",
+						      "total"),
 					 0);
 			ck_assert_msg(k.seen == (1ull << k.n) - 1,
 				      "total keys (0x%llx)", k.seen);
@@ -2068,12 +2069,271 @@ START_TEST(test_fuzz_mutated)
 	for (char *save, *line = strtok_r(out, "\n", &save);
 	     line && line[0] == '{'; line = strtok_r(NULL, "\n", &save))
 		ck_assert_msg(balanced(line) == 0 &&
-				      fj_parse_object(line, strlen(line),
-						      collect,
-						      &(struct keyset){ 0 }) == 0,
+				      collect_line(&(struct keyset){ 0 }, line,
+						   NULL, NULL) == 0,
 			      "bad JSON out: %s", line);
 	free(out);
 	sacc_faultlog_free(fl);
+}
+END_TEST
+
+/* ---- accounting queries ---- */
+
+START_TEST(test_tally_account)
+{
+	struct sacc_faultlog *fl = load_fixtures(false);
+	struct sacc_fault_match m = { .bdf = "0000:01:00.0",
+				      .pid = 321,
+				      .by_req = true,
+				      .req_lo = 1,
+				      .req_hi = 8,
+				      .fatal = -1 };
+	struct sacc_fault_tally t;
+	struct sacc_faultlog_account a;
+	const struct sacc_fault *f;
+
+	ck_assert_int_eq(sacc_faultlog_join(fl, NULL), 12);
+	ck_assert_int_eq(sacc_faultlog_tally(fl, &m, &t), 8);
+	ck_assert_uint_eq(t.logged, 7);
+	ck_assert_uint_eq(t.unaccounted, 0);
+	ck_assert_int_ge(t.first, 0);
+	ck_assert_uint_eq(sacc_faultlog_get(fl, (size_t)t.first)->req_id, 1);
+
+	/* the one the kernel never printed, with its reason */
+	m.req_lo = m.req_hi = 6;
+	ck_assert_int_eq(sacc_faultlog_tally(fl, &m, &t), 1);
+	ck_assert_uint_eq(t.logged, 0);
+	f = sacc_faultlog_get(fl, (size_t)t.first);
+	ck_assert_uint_eq(f->req_id, 6);
+	ck_assert_int_eq(f->unlogged, SACC_UNLOGGED_DROPPED);
+	m.fatal = 1;
+	ck_assert_int_eq(sacc_faultlog_tally(fl, &m, &t), 0);
+	ck_assert_int_eq(t.first, -1);
+	m = (struct sacc_fault_match){ .pid = 999, .fatal = -1 };
+	ck_assert_int_eq(sacc_faultlog_tally(fl, &m, &t), 0);
+	m = (struct sacc_fault_match){ .fatal = -1 };
+	ck_assert_int_eq(sacc_faultlog_tally(fl, &m, &t), 9);
+	ck_assert_int_eq(sacc_faultlog_tally(fl, NULL, &t), -EINVAL);
+
+	/* faults = logged + not logged; suppressed is capped by the latter */
+	ck_assert_int_eq(sacc_faultlog_account(fl, "0000:01:00.0", &a), 0);
+	ck_assert_uint_eq(a.faults, 10);
+	ck_assert_uint_eq(a.logged, 7);
+	ck_assert_uint_eq(a.not_logged, 3);
+	ck_assert_uint_eq(a.suppressed, 3);
+	ck_assert_uint_eq(a.unattributed, 0);
+	ck_assert_uint_eq(a.lost, 0);
+	ck_assert_str_eq(a.lost_reason, "");
+	ck_assert_int_eq(sacc_faultlog_account(fl, "0000:00:1f.2", &a), 0);
+	ck_assert_uint_eq(a.unattributed, 1);
+	ck_assert_int_eq(sacc_faultlog_account(fl, "0000:09:00.0", &a),
+			 -ENOENT);
+	ck_assert_uint_eq(a.faults, 0);
+	ck_assert_str_eq(a.lost_reason, "");
+	sacc_faultlog_free(fl);
+}
+END_TEST
+
+/* ---- inputs: format detection and incremental sources ---- */
+
+static void append(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "a");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(test_detect_mixed)
+{
+	static const char *const files[] = { "kmsg_6.1.txt", "journal.jsonl",
+					     "qemu_trace.log" };
+	struct sacc_faultlog *a = load_fixtures(true), *b = sacc_faultlog_new();
+	char *dir = make_tmpdir(), path[600], ra[4096], rb[4096];
+
+	ck_assert_int_eq(sacc_faultlog_detect("  {\"ev\":\"reset\"}"),
+			 SACC_FAULTLOG_JOURNAL);
+	ck_assert_int_eq(sacc_faultlog_detect(
+				 "1@2.000003:vtd_dmar_fault sid 0x100 fault 5 "
+				 "addr 0x1000 write 1"),
+			 SACC_FAULTLOG_QEMU_TRACE);
+	ck_assert_int_eq(sacc_faultlog_detect("vtd_dmar_fault sid"),
+			 SACC_FAULTLOG_KMSG);
+	ck_assert_int_eq(sacc_faultlog_detect("3,1,2,-;DMAR: x"),
+			 SACC_FAULTLOG_KMSG);
+	ck_assert_int_eq(sacc_faultlog_add_line(b, SACC_FAULTLOG_MIXED, NULL),
+			 -EINVAL);
+
+	/* the three fixtures in one file, CRLF line ends, are the same log */
+	snprintf(path, sizeof(path), "%s/mixed.log", dir);
+	for (size_t fi = 0; fi < 3; fi++) {
+		struct lines l = read_lines(fixture(files[fi]));
+
+		for (size_t i = 0; i < l.n; i++) {
+			append(path, l.v[i]);
+			append(path, "\r\n");
+		}
+		free_lines(&l);
+	}
+	ck_assert_int_gt(sacc_faultlog_add_file(b, SACC_FAULTLOG_MIXED, path,
+						NULL),
+			 26);
+	ck_assert_int_eq(sacc_faultlog_join(a, NULL), 13);
+	ck_assert_int_eq(sacc_faultlog_join(b, NULL), 13);
+	for (size_t i = 0; i < 13; i++) {
+		ck_assert_int_gt(sacc_fault_format_json(sacc_faultlog_get(a, i),
+							i, ra, sizeof(ra)),
+				 0);
+		ck_assert_int_gt(sacc_fault_format_json(sacc_faultlog_get(b, i),
+							i, rb, sizeof(rb)),
+				 0);
+		ck_assert_str_eq(ra, rb);
+	}
+	sacc_faultlog_free(a);
+	sacc_faultlog_free(b);
+	rm_tmpdir(dir);
+}
+END_TEST
+
+struct seen_lines {
+	int n[SACC_FAULTLOG_MIXED + 1];
+	char last[256];
+};
+
+static void note_line(void *ctx, enum sacc_faultlog_input kind,
+		      const char *line)
+{
+	struct seen_lines *s = ctx;
+
+	s->n[kind]++;
+	snprintf(s->last, sizeof(s->last), "%s", line);
+}
+
+#define JLINE(t) \
+	"{\"ev\":\"reset\",\"t_ns\":" #t ",\"bdf\":\"0000:01:00.0\"}"
+
+START_TEST(test_source_journal_dir)
+{
+	struct sacc_faultlog *fl = sacc_faultlog_new();
+	struct sacc_faultlog_src *all, *late, *file;
+	struct seen_lines s;
+	struct sacc_err err = { 0 };
+	char *dir = make_tmpdir(), a[600], b[600];
+
+	memset(&s, 0, sizeof(s));
+	snprintf(a, sizeof(a), "%s/0000:01:00.0.jsonl", dir);
+	snprintf(b, sizeof(b), "%s/0000:02:00.0.jsonl", dir);
+	append(a, JLINE(1) "\n" JLINE(2) "\n");
+	ck_assert_int_eq(sacc_faultlog_src_open(&all, SACC_FAULTLOG_JOURNAL,
+						dir, 0, &err),
+			 0);
+	ck_assert_int_eq(sacc_faultlog_src_open(&late, SACC_FAULTLOG_JOURNAL,
+						dir, SACC_FAULTLOG_SRC_AT_END,
+						&err),
+			 0);
+	ck_assert_int_eq(sacc_faultlog_src_fd(all), -1);
+	ck_assert_str_eq(sacc_faultlog_src_path(all), dir);
+	ck_assert_int_eq(sacc_faultlog_src_read(all, fl, note_line, &s, &err),
+			 2);
+	ck_assert_int_eq(s.n[SACC_FAULTLOG_JOURNAL], 2);
+	ck_assert_str_eq(s.last, JLINE(2));
+	ck_assert_int_eq(sacc_faultlog_src_read(all, fl, NULL, NULL, &err), 0);
+	ck_assert_int_eq(sacc_faultlog_src_read(late, NULL, NULL, NULL, &err),
+			 0);
+
+	/* half a line waits for its newline; a new file is found */
+	append(a, "{\"ev\":\"reset\",");
+	ck_assert_int_eq(sacc_faultlog_src_read(all, fl, NULL, NULL, &err), 0);
+	append(a, "\"t_ns\":3,\"bdf\":\"0000:01:00.0\"}\r\n");
+	append(b, JLINE(4) "\n");
+	ck_assert_int_eq(sacc_faultlog_src_read(all, fl, note_line, &s, &err),
+			 2);
+	ck_assert_str_eq(s.last, JLINE(4));
+	ck_assert_int_eq(sacc_faultlog_src_read(late, NULL, note_line, &s,
+						&err),
+			 2);
+	ck_assert_int_eq(s.n[SACC_FAULTLOG_JOURNAL], 6);
+
+	/* a journal that was replaced by a shorter one: read from its start */
+	ck_assert_int_eq(truncate(a, 0), 0);
+	append(a, JLINE(5) "\n");
+	ck_assert_int_eq(sacc_faultlog_src_read(all, fl, NULL, NULL, &err), 1);
+	ck_assert_int_eq(sacc_faultlog_join(fl, &err), 0);
+	{
+		struct sacc_faultlog_summary sum;
+
+		sacc_faultlog_summary(fl, &sum);
+		ck_assert_uint_eq(sum.bad_journal, 0);
+		ck_assert_uint_eq(sum.total.device_journal, 0);
+	}
+
+	/* one file, read once: its unterminated last line counts */
+	append(b, JLINE(6));
+	ck_assert_int_eq(sacc_faultlog_src_open(&file, SACC_FAULTLOG_MIXED, b,
+						SACC_FAULTLOG_SRC_WHOLE, &err),
+			 0);
+	ck_assert_int_eq(sacc_faultlog_src_read(file, NULL, note_line, &s,
+						&err),
+			 2);
+	ck_assert_str_eq(s.last, JLINE(6));
+	sacc_faultlog_src_close(file);
+	ck_assert_int_eq(sacc_faultlog_add_file(fl, SACC_FAULTLOG_JOURNAL, dir,
+						&err),
+			 3);
+
+	sacc_faultlog_src_close(all);
+	sacc_faultlog_src_close(late);
+	sacc_faultlog_src_close(NULL);
+	sacc_faultlog_free(fl);
+	rm_tmpdir(dir);
+}
+END_TEST
+
+START_TEST(test_source_errors)
+{
+	struct sacc_faultlog_src *src;
+	struct sacc_err err = { 0 };
+	char *dir = make_tmpdir(), path[600];
+
+	/* a journal directory nobody created yet is empty, then not */
+	snprintf(path, sizeof(path), "%s/later", dir);
+	ck_assert_int_eq(sacc_faultlog_src_open(&src, SACC_FAULTLOG_JOURNAL,
+						path, SACC_FAULTLOG_SRC_AT_END,
+						&err),
+			 0);
+	ck_assert_int_eq(sacc_faultlog_src_read(src, NULL, NULL, NULL, &err),
+			 0);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path + strlen(path), sizeof(path) - strlen(path),
+		 "/0000:01:00.0.jsonl");
+	append(path, JLINE(1) "\n");
+	ck_assert_int_eq(sacc_faultlog_src_read(src, NULL, NULL, NULL, &err),
+			 1);
+	sacc_faultlog_src_close(src);
+
+	ck_assert_int_eq(sacc_faultlog_src_open(&src, SACC_FAULTLOG_KMSG,
+						"/nonexistent/kmsg", 0, &err),
+			 -ENOENT);
+	ck_assert_ptr_null(src);
+	ck_assert_has(err.msg, "/nonexistent/kmsg");
+	ck_assert_int_eq(sacc_faultlog_src_open(&src, SACC_FAULTLOG_KMSG, dir,
+						0, &err),
+			 -EISDIR);
+	ck_assert_int_eq(sacc_faultlog_src_open(&src, 0, dir, 0, &err),
+			 -EINVAL);
+	ck_assert_int_eq(sacc_faultlog_src_read(NULL, NULL, NULL, NULL, &err),
+			 -EINVAL);
+	/* a character device is read record by record, and can be polled */
+	ck_assert_int_eq(sacc_faultlog_src_open(&src, SACC_FAULTLOG_KMSG,
+						"/dev/null",
+						SACC_FAULTLOG_SRC_AT_END, &err),
+			 0);
+	ck_assert_int_ge(sacc_faultlog_src_fd(src), 0);
+	ck_assert_int_eq(sacc_faultlog_src_read(src, NULL, NULL, NULL, &err),
+			 0);
+	sacc_faultlog_src_close(src);
+	rm_tmpdir(dir);
 }
 END_TEST
 
@@ -2121,6 +2381,14 @@ static Suite *faultlog_suite(void)
 	tcase_add_test(tc, test_reset_epochs);
 	tcase_add_test(tc, test_json_output);
 	tcase_add_test(tc, test_empty_and_errors);
+	tcase_add_test(tc, test_tally_account);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("input");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_detect_mixed);
+	tcase_add_test(tc, test_source_journal_dir);
+	tcase_add_test(tc, test_source_errors);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("fuzz");

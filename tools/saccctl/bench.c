@@ -364,34 +364,41 @@ int cmd_bench(int argc, char **argv)
 	ratio = data && mc > 0 ? mib_s / mc : 0;
 
 	if (c.json) {
-		printf("{\"bdf\": \"%s\", \"op\": \"%s\", \"size\": %llu, "
-		       "\"batch\": %llu, \"queue_depth\": %llu, "
-		       "\"doorbell\": \"%s\", \"irq\": %s, \"seconds\": %.3f, "
-		       "\"ops\": %llu, \"failed\": %llu, "
-		       "\"ops_per_sec\": %.1f, \"mib_per_sec\": %.3f, "
-		       "\"doorbells_per_op\": %.4f, "
-		       "\"interrupts_per_op\": %.4f, "
-		       "\"lat_ns\": {\"avg\": %.1f, \"min\": %llu, "
-		       "\"max\": %llu, \"p50\": %llu, \"p90\": %llu, "
-		       "\"p99\": %llu, \"p999\": %llu}, "
-		       "\"memcpy_size\": %llu, \"memcpy_mib_per_sec\": %.1f, ",
-		       c.bdf, sacc_opcode_str(c.a.op),
-		       (unsigned long long)(data ? c.a.size : 0),
-		       (unsigned long long)c.a.batch, (unsigned long long)c.qd,
-		       c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
-		       c.irq ? "true" : "false", secs, (unsigned long long)h->n,
-		       (unsigned long long)failed, ops_s, mib_s, db_op, irq_op,
-		       h->n ? (double)h->sum / (double)h->n : 0.0,
-		       (unsigned long long)h->min, (unsigned long long)h->max,
-		       (unsigned long long)h_pct(h, 0.50),
-		       (unsigned long long)h_pct(h, 0.90),
-		       (unsigned long long)h_pct(h, 0.99),
-		       (unsigned long long)h_pct(h, 0.999),
-		       (unsigned long long)c.a.size, mc);
+		struct json_object *o = jobj(), *lat = jobj();
+
+		jset_str(o, "bdf", c.bdf);
+		jset_str(o, "op", sacc_opcode_str(c.a.op));
+		jset_u64(o, "size", data ? c.a.size : 0);
+		jset_u64(o, "batch", c.a.batch);
+		jset_u64(o, "queue_depth", c.qd);
+		jset_str(o, "doorbell",
+			 c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap"
+							    : "syscall");
+		jset_bool(o, "irq", c.irq);
+		jset_double(o, "seconds", secs, "%.3f");
+		jset_u64(o, "ops", h->n);
+		jset_u64(o, "failed", failed);
+		jset_double(o, "ops_per_sec", ops_s, "%.1f");
+		jset_double(o, "mib_per_sec", mib_s, "%.3f");
+		jset_double(o, "doorbells_per_op", db_op, "%.4f");
+		jset_double(o, "interrupts_per_op", irq_op, "%.4f");
+		jset_double(lat, "avg",
+			    h->n ? (double)h->sum / (double)h->n : 0.0, "%.1f");
+		jset_u64(lat, "min", h->min);
+		jset_u64(lat, "max", h->max);
+		jset_u64(lat, "p50", h_pct(h, 0.50));
+		jset_u64(lat, "p90", h_pct(h, 0.90));
+		jset_u64(lat, "p99", h_pct(h, 0.99));
+		jset_u64(lat, "p999", h_pct(h, 0.999));
+		jset(o, "lat_ns", lat);
+		jset_u64(o, "memcpy_size", c.a.size);
+		jset_double(o, "memcpy_mib_per_sec", mc, "%.1f");
 		if (data)
-			printf("\"device_vs_memcpy\": %.6f}\n", ratio);
+			jset_double(o, "device_vs_memcpy", ratio, "%.6f");
 		else
-			printf("\"device_vs_memcpy\": null}\n");
+			jset_null(o, "device_vs_memcpy");
+		if (jprint(o, JSON_SPACED))
+			goto out; /* rc is EXIT_FAIL */
 	} else {
 		snprintf(label, sizeof(label), "%s %s%s%s", c.bdf,
 			 sacc_opcode_str(c.a.op), data ? " " : "",

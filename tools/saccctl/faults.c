@@ -81,7 +81,8 @@ void usage_faults(FILE *f)
 
 struct faults_cfg {
 	bool follow, json, dump, no_kmsg;
-	const char *journal_dir;
+	bool journals;		 /* read a journal directory */
+	const char *journal_dir; /* NULL: $SACC_JOURNAL_DIR or /run/sacc */
 	const char *kmsg[MAX_FILES];
 	unsigned int nkmsg;
 	const char *trace[MAX_FILES];
@@ -178,136 +179,97 @@ static int parse_faults_args(int argc, char **argv, struct faults_cfg *c)
 	/* an --input file carries kernel and journal lines itself */
 	if (c->ninput && !c->nkmsg)
 		c->no_kmsg = true;
-	if (!c->journal_dir && !c->ninput)
-		c->journal_dir = sacc_journal_dir();
+	c->journals = c->journal_dir || !c->ninput;
 	return 0;
 }
 
-/* ---- --input: one line at a time, whichever source it is from ---- */
+/* ---- inputs (faultlog sources) ---- */
 
-static int add_mixed_line(struct sacc_faultlog *fl, const char *line)
+/* --dump: the raw kmsg records and journal lines */
+static void dump_line(void *ctx, enum sacc_faultlog_input kind,
+		      const char *line)
 {
-	struct sacc_trace_event te;
-	const char *p = line;
-
-	while (*p == ' ' || *p == '\t')
-		p++;
-	if (*p == '{')
-		return sacc_faultlog_add_journal_line(fl, p);
-	if (sacc_trace_parse_line(line, &te) == 1)
-		return sacc_faultlog_add_trace_line(fl, line);
-	return sacc_faultlog_add_kmsg_line(fl, line);
+	puts(line);
 }
 
-static int add_mixed_file(struct sacc_faultlog *fl, const char *path)
+/* A whole file of @kind into @fl; with --dump a kernel log is printed. */
+static int read_file(const struct faults_cfg *c, struct sacc_faultlog *fl,
+		     enum sacc_faultlog_input kind, const char *path)
 {
-	FILE *f = fopen(path, "r");
-	char line[8192];
+	bool dump = c->dump && kind == SACC_FAULTLOG_KMSG;
+	struct sacc_faultlog_src *src;
+	struct sacc_err e = {0};
+	int r;
 
-	if (!f)
-		return fail("%s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (add_mixed_line(fl, line) == -ENOMEM) {
-			fclose(f);
-			return fail("out of memory");
-		}
-	}
-	fclose(f);
-	return 0;
+	r = sacc_faultlog_src_open(&src, kind, path, SACC_FAULTLOG_SRC_WHOLE,
+				   &e);
+	if (!r)
+		r = sacc_faultlog_src_read(src, dump ? NULL : fl,
+					   dump ? dump_line : NULL, NULL, &e);
+	sacc_faultlog_src_close(src);
+	return r < 0 ? fail("%s", e.msg) : 0;
 }
 
-/* ---- sources ---- */
-
-struct sink {
-	struct sacc_faultlog *fl;
-	bool kmsg; /* else journal */
-	bool dump;
-};
-
-static void sink_line(void *ctx, const char *line)
-{
-	struct sink *k = ctx;
-
-	if (k->dump) {
-		puts(line);
-		return;
-	}
-	if (k->kmsg)
-		sacc_faultlog_add_kmsg_line(k->fl, line);
-	else
-		sacc_faultlog_add_journal_line(k->fl, line);
-}
-
-static void journal_note(const struct faults_cfg *c, int lines)
+static void journal_note(const struct faults_cfg *c, const char *dir, int lines)
 {
 	struct stat st;
 
 	if (lines > 0 || c->json)
 		return;
-	if (stat(c->journal_dir, &st))
+	if (stat(dir, &st))
 		fprintf(stderr,
 			"saccctl faults: no journal directory %s: no libsacc "
 			"program has opened a device with it (set %s, or "
 			"'saccctl info BDF' says why a device has no "
 			"journal); kernel lines only\n",
-			c->journal_dir, SACC_JOURNAL_DIR_ENV);
-	else if (access(c->journal_dir, W_OK))
+			dir, SACC_JOURNAL_DIR_ENV);
+	else if (access(dir, W_OK))
 		fprintf(stderr,
 			"saccctl faults: %s is not writable for this user: "
 			"libsacc cannot journal there (set %s)\n",
-			c->journal_dir, SACC_JOURNAL_DIR_ENV);
+			dir, SACC_JOURNAL_DIR_ENV);
 }
 
-/* Everything the options name, once; with @kfd/@jt for --follow. */
-static int load(const struct faults_cfg *c, struct sacc_faultlog *fl, int *kfd,
-		struct jtail *jt)
+/* Everything the options name, once; /dev/kmsg and the journal
+ * directory stay open in @kmsg, @jdir for --follow. */
+static int load(const struct faults_cfg *c, struct sacc_faultlog *fl,
+		struct sacc_faultlog_src **kmsg,
+		struct sacc_faultlog_src **jdir)
 {
-	struct sink ks = {fl, true, c->dump}, js = {fl, false, c->dump};
+	struct sacc_faultlog *to = c->dump ? NULL : fl;
+	sacc_faultlog_line_fn fn = c->dump ? dump_line : NULL;
 	struct sacc_err e = {0};
-	int lines = 0, r;
+	int r;
 
 	for (unsigned int i = 0; i < c->ninput; i++)
-		if (add_mixed_file(fl, c->input[i]))
+		if (read_file(c, fl, SACC_FAULTLOG_MIXED, c->input[i]))
 			return -1;
 	for (unsigned int i = 0; i < c->ntrace; i++)
-		if (sacc_faultlog_add_file(fl, SACC_FAULTLOG_QEMU_TRACE,
-					   c->trace[i], &e) < 0)
-			return fail("%s", e.msg);
-	for (unsigned int i = 0; i < c->nkmsg; i++) {
-		if (c->dump) {
-			FILE *f = fopen(c->kmsg[i], "r");
-			char line[8192];
-
-			if (!f)
-				return fail("%s: %s", c->kmsg[i],
-					    strerror(errno));
-			while (fgets(line, sizeof(line), f))
-				fputs(line, stdout);
-			fclose(f);
-		} else if (sacc_faultlog_add_file(fl, SACC_FAULTLOG_KMSG,
-						  c->kmsg[i], &e) < 0) {
-			return fail("%s", e.msg);
-		}
-	}
+		if (read_file(c, fl, SACC_FAULTLOG_QEMU_TRACE, c->trace[i]))
+			return -1;
+	for (unsigned int i = 0; i < c->nkmsg; i++)
+		if (read_file(c, fl, SACC_FAULTLOG_KMSG, c->kmsg[i]))
+			return -1;
 	if (!c->nkmsg && !c->no_kmsg) {
-		*kfd = kmsg_open(false);
-		if (*kfd < 0)
+		r = sacc_faultlog_src_open(kmsg, SACC_FAULTLOG_KMSG, NULL, 0,
+					   &e);
+		if (r)
 			fprintf(stderr,
 				"saccctl faults: cannot read /dev/kmsg (%s): "
 				"no kernel lines; give --kmsg FILE\n",
-				strerror(errno));
+				strerror(-r));
 		else
-			kmsg_read(*kfd, sink_line, &ks, NULL);
+			sacc_faultlog_src_read(*kmsg, to, fn, NULL, NULL);
 	}
-	if (c->journal_dir) {
-		jt->dir = c->journal_dir;
-		r = jtail_read(jt, sink_line, &js);
+	if (c->journals) {
+		r = sacc_faultlog_src_open(jdir, SACC_FAULTLOG_JOURNAL,
+					   c->journal_dir, 0, &e);
+		if (!r)
+			r = sacc_faultlog_src_read(*jdir, to, fn, NULL, &e);
 		if (r < 0)
-			return fail("%s: %s", c->journal_dir, strerror(-r));
-		lines = r;
+			return fail("%s", e.msg);
 		if (!c->dump)
-			journal_note(c, lines);
+			journal_note(c, sacc_faultlog_src_path(*jdir), r);
 	}
 	return 0;
 }
@@ -401,10 +363,11 @@ static void print_new(const struct faults_cfg *c, struct sacc_faultlog *fl,
 	fflush(stdout);
 }
 
-static int follow(const struct faults_cfg *c, struct sacc_faultlog *fl, int kfd,
-		  struct jtail *jt)
+static int follow(const struct faults_cfg *c, struct sacc_faultlog *fl,
+		  struct sacc_faultlog_src *kmsg,
+		  struct sacc_faultlog_src *jdir)
 {
-	struct sink ks = {fl, true, false}, js = {fl, false, false};
+	int kfd = sacc_faultlog_src_fd(kmsg);
 	struct seen seen = {0};
 	struct sigaction sa;
 	uint64_t n = 0;
@@ -424,10 +387,12 @@ static int follow(const struct faults_cfg *c, struct sacc_faultlog *fl, int kfd,
 		poll(&p, kfd >= 0 ? 1 : 0, 500);
 		if (stop)
 			break;
-		if (kfd >= 0)
-			got += kmsg_read(kfd, sink_line, &ks, NULL);
-		if (jt->dir)
-			got += jtail_read(jt, sink_line, &js) > 0;
+		if (kmsg)
+			got += sacc_faultlog_src_read(kmsg, fl, NULL, NULL,
+						      NULL) > 0;
+		if (jdir)
+			got += sacc_faultlog_src_read(jdir, fl, NULL, NULL,
+						      NULL) > 0;
 		if (got)
 			sacc_faultlog_join(fl, NULL);
 		print_new(c, fl, &seen, false, &n);
@@ -435,24 +400,7 @@ static int follow(const struct faults_cfg *c, struct sacc_faultlog *fl, int kfd,
 	sacc_faultlog_join(fl, NULL);
 	print_new(c, fl, &seen, true, &n);
 	if (c->json) {
-		/* the summary object, as the last line */
-		char *buf = NULL;
-		size_t len = 0;
-		FILE *m = open_memstream(&buf, &len);
-
-		if (m) {
-			sacc_faultlog_print_json(fl, m);
-			fclose(m);
-			if (buf) {
-				char *last = buf + len;
-
-				while (last > buf && last[-1] == '\n')
-					*--last = '\0';
-				last = strrchr(buf, '\n');
-				puts(last ? last + 1 : buf);
-			}
-			free(buf);
-		}
+		sacc_faultlog_print_json_summary(fl, stdout); /* last line */
 	} else {
 		putchar('\n');
 		sacc_faultlog_print_summary(fl, stdout);
@@ -465,29 +413,28 @@ static int follow(const struct faults_cfg *c, struct sacc_faultlog *fl, int kfd,
 
 int cmd_faults(int argc, char **argv)
 {
+	struct sacc_faultlog_src *kmsg = NULL, *jdir = NULL;
 	struct sacc_faultlog *fl;
 	struct faults_cfg c;
-	struct jtail *jt;
-	int kfd = -1, rc = EXIT_FAIL;
+	int rc;
 
 	rc = parse_faults_args(argc, argv, &c);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	rc = EXIT_FAIL;
 	fl = sacc_faultlog_new();
-	jt = calloc(1, sizeof(*jt));
-	if (!fl || !jt) {
+	if (!fl) {
 		fail("out of memory");
 		goto out;
 	}
-	if (load(&c, fl, &kfd, jt))
+	if (load(&c, fl, &kmsg, &jdir))
 		goto out;
 	if (c.dump) {
 		rc = fflush(stdout) ? EXIT_FAIL : EXIT_OK;
 		goto out;
 	}
 	if (c.follow) {
-		rc = follow(&c, fl, kfd, jt);
+		rc = follow(&c, fl, kmsg, jdir);
 		goto out;
 	}
 	if (sacc_faultlog_join(fl, NULL) < 0) {
@@ -501,9 +448,8 @@ int cmd_faults(int argc, char **argv)
 	}
 	rc = EXIT_OK;
 out:
-	if (kfd >= 0)
-		close(kfd);
+	sacc_faultlog_src_close(kmsg);
+	sacc_faultlog_src_close(jdir);
 	sacc_faultlog_free(fl);
-	free(jt);
 	return rc;
 }

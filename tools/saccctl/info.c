@@ -167,66 +167,58 @@ int cmd_info(int argc, char **argv)
 	}
 
 	if (json) {
-		printf("{\"bdf\": ");
-		json_str(stdout, d.bdf);
-		printf(", \"vendor\": \"%04x\", \"device\": \"%04x\", "
-		       "\"subsystem_vendor\": \"%04x\", \"subsystem_device\": "
-		       "\"%04x\", \"revision\": \"%02x\", \"class\": \"%06x\"",
-		       d.vendor, d.device, d.subsys_vendor, d.subsys_device,
-		       d.revision, d.class_code);
-		printf(", \"driver\": ");
-		if (d.driver[0])
-			json_str(stdout, d.driver);
-		else
-			printf("null");
+		struct json_object *o = jobj(), *a;
+
+		jset_str(o, "bdf", d.bdf);
+		jset_fmt(o, "vendor", "%04x", d.vendor);
+		jset_fmt(o, "device", "%04x", d.device);
+		jset_fmt(o, "subsystem_vendor", "%04x", d.subsys_vendor);
+		jset_fmt(o, "subsystem_device", "%04x", d.subsys_device);
+		jset_fmt(o, "revision", "%02x", d.revision);
+		jset_fmt(o, "class", "%06x", d.class_code);
+		jset_str(o, "driver", d.driver[0] ? d.driver : NULL);
 		if (d.iommu_group >= 0)
-			printf(", \"iommu_group\": %d", d.iommu_group);
+			jset_int(o, "iommu_group", d.iommu_group);
 		else
-			printf(", \"iommu_group\": null");
-		printf(", \"viable\": %s, \"viable_reason\": ",
-		       viable == 1 ? "true" : "false");
-		json_str(stdout, viable == 1 ? "ok" : why);
-		printf(", \"bars\": [");
-		for (i = 0, c = 0; i < 6; i++) {
+			jset_null(o, "iommu_group");
+		jset_bool(o, "viable", viable == 1);
+		jset_str(o, "viable_reason", viable == 1 ? "ok" : why);
+		a = jarr();
+		for (i = 0; i < 6; i++) {
+			struct json_object *b;
+
 			if (!bars[i].size)
 				continue;
-			printf("%s{\"index\": %d, \"start\": \"0x%llx\", "
-			       "\"size\": %llu, \"flags\": \"0x%llx\"}",
-			       c++ ? ", " : "", i,
-			       (unsigned long long)bars[i].start,
-			       (unsigned long long)bars[i].size,
-			       (unsigned long long)bars[i].flags);
+			b = jobj();
+			jset_int(b, "index", i);
+			jset_hex(b, "start", bars[i].start);
+			jset_u64(b, "size", bars[i].size);
+			jset_hex(b, "flags", bars[i].flags);
+			jpush(a, b);
 		}
-		printf("]");
+		jset(o, "bars", a);
 		if (open_err) {
-			printf(", \"error\": ");
-			json_str(stdout, open_err);
-			printf("}\n");
-			return rc;
+			jset_str(o, "error", open_err);
+			return jprint(o, JSON_SPACED) ? EXIT_FAIL : rc;
 		}
-		printf(", \"iova_pgsizes\": \"0x%llx\", \"iova_ranges\": [",
-		       (unsigned long long)pgsizes);
-		for (i = 0; i < nr; i++)
-			printf("%s{\"start\": \"0x%llx\", \"end\": \"0x%llx\"}",
-			       i ? ", " : "",
-			       (unsigned long long)ranges[i].start,
-			       (unsigned long long)ranges[i].end);
-		printf("], \"journal\": ");
-		if (journal[0])
-			json_str(stdout, journal);
-		else
-			printf("null");
-		printf(", \"journal_error\": ");
-		if (journal_why[0])
-			json_str(stdout, journal_why);
-		else
-			printf("null");
-		printf(", \"registers\": {");
+		jset_hex(o, "iova_pgsizes", pgsizes);
+		a = jarr();
+		for (i = 0; i < nr; i++) {
+			struct json_object *r = jobj();
+
+			jset_hex(r, "start", ranges[i].start);
+			jset_hex(r, "end", ranges[i].end);
+			jpush(a, r);
+		}
+		jset(o, "iova_ranges", a);
+		jset_str(o, "journal", journal[0] ? journal : NULL);
+		jset_str(o, "journal_error",
+			 journal_why[0] ? journal_why : NULL);
+		a = jobj();
 		for (i = 0; i < (int)NREGS; i++)
-			printf("%s\"%s\": \"0x%llx\"", i ? ", " : "",
-			       regs[i].name, (unsigned long long)vals[i]);
-		printf("}}\n");
-		return rc;
+			jset_hex(a, regs[i].name, vals[i]);
+		jset(o, "registers", a);
+		return jprint(o, JSON_SPACED) ? EXIT_FAIL : rc;
 	}
 
 	printf("%s  SACC accelerator\n", d.bdf);

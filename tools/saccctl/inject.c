@@ -20,10 +20,13 @@
  * (journal lines and kernel records from its start on), so rows do not
  * see each other's faults.  Bad descriptors go through libsacc's UNSAFE
  * test hooks (sacc_submit_raw, sacc_dev_dma, ...), never sacc_submit.
+ *
+ * This file is the harness: the command, the helpers scenarios use, the
+ * memory and recovery checks.  inject_account.c asks the fault log about
+ * the faults; inject_report.c prints the results.
  */
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +35,6 @@
 #include <unistd.h>
 
 #include "inject.h"
-#include "sacc_faultlog.h"
 
 void usage_inject(FILE *f)
 {
@@ -201,7 +203,7 @@ void inj_describe_iova(struct sacc_dev *dev, uint64_t iova, char *buf,
 	sacc_iova_lookup_format(&lk, buf, len);
 }
 
-static const char *access_name(uint32_t a)
+const char *inj_access_name(uint32_t a)
 {
 	const char *n = sacc_fault_access_name(a & SACC_FAULT_ACCESS_MASK);
 
@@ -316,8 +318,8 @@ void inj_device_state(struct inj *s, struct sacc_dev *dev)
 		 st, st & SACC_STATUS_READY ? "ready" : "not ready",
 		 st & SACC_STATUS_ERROR ? ", ERROR" : "", err,
 		 sacc_err_code_str(err), (uint64_t)hi << 32 | lo, info,
-		 access_name(info), info & SACC_FAULT_IS_WRITE ? ", write" : "",
-		 req, cnt);
+		 inj_access_name(info),
+		 info & SACC_FAULT_IS_WRITE ? ", write" : "", req, cnt);
 	inj_say(s, "device: %s", s->device_state);
 }
 
@@ -410,317 +412,6 @@ static void check_canaries(struct inj *s)
 	}
 }
 
-/* Collects the lines of a scenario's fault log. */
-struct acc_lines {
-	struct inj *s;
-	struct sacc_faultlog *fl;
-	char (*dmar)[320]; /* raw DMAR fault lines seen */
-	uint64_t *dmar_t;
-	unsigned int ndmar, capdmar;
-	char **kmsg; /* every kernel line since the start */
-	unsigned int nkmsg, capkmsg;
-};
-
-static void acc_journal_line(void *ctx, const char *line)
-{
-	struct acc_lines *a = ctx;
-	struct sacc_journal_event ev;
-
-	/* this scenario's lines only: written since it started */
-	if (sacc_journal_parse_line(line, &ev) != 1 || ev.t_ns < a->s->t0)
-		return;
-	sacc_faultlog_add_journal_line(a->fl, line);
-}
-
-static void acc_kmsg_line(void *ctx, const char *line)
-{
-	struct acc_lines *a = ctx;
-	struct sacc_kmsg_event ev;
-	char **k;
-
-	if (a->nkmsg == a->capkmsg) {
-		unsigned int cap = a->capkmsg ? 2 * a->capkmsg : 64;
-
-		k = realloc(a->kmsg, cap * sizeof(*k));
-		if (!k)
-			return;
-		a->kmsg = k;
-		a->capkmsg = cap;
-	}
-	a->kmsg[a->nkmsg] = strdup(line);
-	if (a->kmsg[a->nkmsg])
-		a->nkmsg++;
-	if (sacc_kmsg_parse_line(line, &ev) != 1 ||
-	    (ev.kind != SACC_KMSG_DMA_FAULT && ev.kind != SACC_KMSG_INTR_FAULT))
-		return;
-	if (a->ndmar == a->capdmar) {
-		unsigned int cap = a->capdmar ? 2 * a->capdmar : 16;
-		void *d = realloc(a->dmar, cap * sizeof(*a->dmar));
-		void *t =
-		    d ? realloc(a->dmar_t, cap * sizeof(*a->dmar_t)) : NULL;
-
-		if (d)
-			a->dmar = d;
-		if (!d || !t)
-			return;
-		a->dmar_t = t;
-		a->capdmar = cap;
-	}
-	{
-		const char *msg = strchr(line, ';');
-
-		snprintf(a->dmar[a->ndmar], sizeof(a->dmar[0]), "%s",
-			 msg ? msg + 1 : line);
-		a->dmar_t[a->ndmar++] = ev.has_time ? ev.t_ns : 0;
-	}
-}
-
-static const struct sacc_fault *find_record(struct inj *s,
-					    const struct sacc_faultlog *fl,
-					    const struct inj_fault *e)
-{
-	for (size_t i = 0; i < sacc_faultlog_count(fl); i++) {
-		const struct sacc_fault *f = sacc_faultlog_get(fl, i);
-
-		if (!(f->sources & SACC_FSRC_DEVICE) ||
-		    strcmp(f->bdf, sacc_dev_bdf(s->dev)) ||
-		    f->pid != (uint32_t)getpid() || f->fatal != e->fatal)
-			continue;
-		if (e->req_id && f->req_id != e->req_id)
-			continue;
-		return f;
-	}
-	return NULL;
-}
-
-static bool records_complete(struct inj *s, const struct sacc_faultlog *fl,
-			     bool *all_logged)
-{
-	uint32_t burst = 0;
-	bool ok = true;
-
-	*all_logged = true;
-	for (unsigned int i = 0; i < s->nef; i++) {
-		const struct sacc_fault *f = find_record(s, fl, &s->ef[i]);
-
-		ok &= f != NULL;
-		*all_logged &= f && f->has_kernel;
-	}
-	if (s->burst_n) {
-		for (size_t i = 0; i < sacc_faultlog_count(fl); i++) {
-			const struct sacc_fault *f = sacc_faultlog_get(fl, i);
-
-			if ((f->sources & SACC_FSRC_DEVICE) && f->has_req &&
-			    f->req_id >= s->burst_lo &&
-			    f->req_id <= s->burst_hi &&
-			    f->pid == (uint32_t)getpid())
-				burst++;
-		}
-		ok &= burst == s->burst_n;
-		*all_logged = false; /* the ratelimit guarantees it */
-	}
-	return ok;
-}
-
-/*
- * Build this scenario's fault log: its journal lines (every journal in
- * the directory: the isolation peer writes its own) and the kernel's
- * records since it started; wait a little for DMAR lines still on their
- * way (the kernel prints from the fault interrupt), never for the 5 s
- * ratelimit window.
- */
-static void account(struct inj *s)
-{
-	struct acc_lines a = {.s = s};
-	struct jtail *jt = calloc(1, sizeof(*jt));
-	struct sacc_faultlog_summary sum;
-	uint64_t deadline = now_ns() + 400000000ull;
-	const struct sacc_faultlog_counts *c = NULL;
-	bool complete = false, all_logged = false;
-	const char *jwhy = NULL;
-
-	s->accounted = false;
-	if (!jt)
-		return (void)inj_why(s, "out of memory");
-	if (!sacc_dev_journal(s->dev, &jwhy) || jwhy)
-		inj_why(s, "fault journal: %s", jwhy);
-	for (;;) {
-		if (s->kmsg_fd >= 0)
-			kmsg_read(s->kmsg_fd, acc_kmsg_line, &a, NULL);
-		sacc_faultlog_free(a.fl);
-		a.fl = sacc_faultlog_new();
-		if (!a.fl)
-			break;
-		memset(jt, 0, sizeof(*jt));
-		jt->dir = sacc_journal_dir();
-		jtail_read(jt, acc_journal_line, &a);
-		for (unsigned int i = 0; i < a.nkmsg; i++)
-			sacc_faultlog_add_kmsg_line(a.fl, a.kmsg[i]);
-		if (sacc_faultlog_join(a.fl, NULL) < 0)
-			break;
-		complete = records_complete(s, a.fl, &all_logged);
-		if ((complete && all_logged) || now_ns() > deadline)
-			break;
-		if (s->kmsg_fd >= 0) {
-			struct pollfd p = {.fd = s->kmsg_fd, .events = POLLIN};
-
-			poll(&p, 1, 50);
-		} else {
-			msleep(50);
-		}
-	}
-	if (!a.fl) {
-		inj_why(s, "out of memory building the fault log");
-		goto out;
-	}
-
-	sacc_faultlog_summary(a.fl, &sum);
-	snprintf(s->summary, sizeof(s->summary), "%s", sum.text);
-	for (size_t i = 0; i < sum.nr_devices; i++)
-		if (!strcmp(sum.devices[i].bdf, sacc_dev_bdf(s->dev)))
-			c = &sum.devices[i];
-	s->accounted = true;
-	for (unsigned int i = 0; i < s->nef; i++) {
-		struct inj_fault *e = &s->ef[i];
-		const struct sacc_fault *f = find_record(s, a.fl, e);
-
-		if (!f) {
-			s->accounted = false;
-			inj_why(s, "no fault record for req_id %" PRIu32 "%s",
-				e->req_id, e->fatal ? " (fatal)" : "");
-			continue;
-		}
-		e->found = true;
-		e->logged = f->has_kernel;
-		e->addr_ok = f->iova == e->addr && f->access == e->access;
-		snprintf(e->attribution, sizeof(e->attribution),
-			 "%.16s: %.360s", sacc_fault_attr_name(f->attr),
-			 f->attr_text);
-		if (f->unlogged)
-			snprintf(e->unlogged, sizeof(e->unlogged), "%s: %s",
-				 sacc_fault_unlogged_name(f->unlogged),
-				 sacc_fault_unlogged_text(f->unlogged));
-		if (!e->addr_ok) {
-			s->accounted = false;
-			inj_why(s,
-				"record for req_id %" PRIu32 " says %s at "
-				"0x%" PRIx64 ", the spec says %s at 0x%" PRIx64,
-				e->req_id, access_name(f->access), f->iova,
-				access_name(e->access), e->addr);
-		}
-		if (f->attr == SACC_ATTR_UNATTRIBUTED) {
-			s->accounted = false;
-			inj_why(s, "req_id %" PRIu32 " is unattributed: %s",
-				e->req_id, f->attr_text);
-		}
-		if (!f->has_kernel && !f->unlogged) {
-			s->accounted = false;
-			inj_why(s,
-				"req_id %" PRIu32 " has no DMAR line and no "
-				"reason",
-				e->req_id);
-		}
-		if (i == 0) {
-			sacc_fault_format_json(f, 0, s->record_json,
-					       sizeof(s->record_json));
-			sacc_fault_format_row(f, s->record_row,
-					      sizeof(s->record_row));
-			for (unsigned int k = 0; f->has_kernel && k < a.ndmar;
-			     k++)
-				if (!f->has_kernel_t ||
-				    a.dmar_t[k] == f->kernel_t_ns)
-					snprintf(s->dmar_line,
-						 sizeof(s->dmar_line), "%s",
-						 a.dmar[k]);
-		}
-	}
-	if (s->burst_n) {
-		uint32_t found = 0, logged = 0, bad = 0;
-
-		for (size_t i = 0; i < sacc_faultlog_count(a.fl); i++) {
-			const struct sacc_fault *f = sacc_faultlog_get(a.fl, i);
-
-			if (!(f->sources & SACC_FSRC_DEVICE) || !f->has_req ||
-			    f->req_id < s->burst_lo ||
-			    f->req_id > s->burst_hi ||
-			    f->pid != (uint32_t)getpid())
-				continue;
-			found++;
-			logged += f->has_kernel;
-			bad += f->attr == SACC_ATTR_UNATTRIBUTED ||
-			       (!f->has_kernel && !f->unlogged);
-			if (!s->record_json[0]) {
-				sacc_fault_format_json(f, i, s->record_json,
-						       sizeof(s->record_json));
-				sacc_fault_format_row(f, s->record_row,
-						      sizeof(s->record_row));
-			}
-		}
-		if (found != s->burst_n || bad) {
-			s->accounted = false;
-			inj_why(s,
-				"%" PRIu32 " of %" PRIu32 " burst faults are "
-				"records, %" PRIu32 " unattributed or "
-				"unexplained",
-				found, s->burst_n, bad);
-		}
-		if (!s->dmar_line[0] && a.ndmar)
-			snprintf(s->dmar_line, sizeof(s->dmar_line), "%s",
-				 a.dmar[0]);
-		(void)logged;
-	}
-	/* device = logged + suppressed + never reported + lost */
-	if (c) {
-		uint64_t unlogged = c->faults - c->matched_kernel;
-
-		s->acc_faults = c->faults;
-		s->acc_logged = c->matched_kernel;
-		s->acc_unlogged = unlogged;
-		s->acc_suppressed = sum.kernel_suppressed < unlogged
-					? sum.kernel_suppressed
-					: unlogged;
-		s->acc_lost = sum.lost;
-		snprintf(s->acc_reason, sizeof(s->acc_reason), "%s",
-			 sum.lost_reason);
-		if (c->unattributed) {
-			s->accounted = false;
-			inj_why(s, "%" PRIu64 " unattributed records",
-				c->unattributed);
-		}
-	}
-	if (s->verbose) {
-		if (s->dmar_line[0])
-			inj_say(s, "kernel: %s", s->dmar_line);
-		else if (s->nef || s->burst_n)
-			inj_say(s, "kernel: no DMAR line for it (%s)",
-				s->nef && s->ef[0].unlogged[0]
-				    ? s->ef[0].unlogged
-				    : "see the summary");
-		if (s->record_row[0]) {
-			inj_say(s,
-				"fault record (as saccctl faults shows it):");
-			printf("  ");
-			sacc_faultlog_print_header(stdout);
-			inj_say(s, "%s", s->record_row);
-			inj_say(s, "as JSON: %s", s->record_json);
-		}
-		for (unsigned int i = 0; i < s->nef; i++)
-			if (s->ef[i].found)
-				inj_say(s,
-					"attribution (req_id %" PRIu32 "): %s",
-					s->ef[i].req_id, s->ef[i].attribution);
-		inj_say(s, "fault log: %s", s->summary);
-	}
-out:
-	sacc_faultlog_free(a.fl);
-	for (unsigned int i = 0; i < a.nkmsg; i++)
-		free(a.kmsg[i]);
-	free(a.kmsg);
-	free(a.dmar);
-	free(a.dmar_t);
-	free(jt);
-}
-
 static void recover(struct inj *s)
 {
 	s->recovered = false;
@@ -748,7 +439,7 @@ static void recover(struct inj *s)
 	}
 }
 
-static bool passed(const struct inj *s)
+bool inj_passed(const struct inj *s)
 {
 	bool attack_ok;
 
@@ -768,11 +459,8 @@ static void cleanup(struct inj *s)
 		munmap(s->plain[i], s->plain_len[i]);
 	for (unsigned int i = 0; i < s->ncan; i++)
 		free(s->can[i].copy);
-	if (s->kmsg_fd >= 0)
-		close(s->kmsg_fd);
+	inj_account_end(s);
 }
-
-static void accounted_cell(const struct inj *s, char *buf, size_t len);
 
 static void run_one(struct inj *s, const struct scenario *sc,
 		    const char *const *bdf, unsigned int ndev, bool verbose)
@@ -785,8 +473,7 @@ static void run_one(struct inj *s, const struct scenario *sc,
 	s->verbose = verbose;
 	s->expect_blocked = sc->expect_blocked;
 	s->expect_exposure = sc->expect_exposure;
-	s->kmsg_fd = kmsg_open(true);
-	s->t0 = now_ns();
+	inj_account_start(s);
 	if (verbose)
 		printf("== %s: %s\n", sc->name, sc->what);
 	if (sc->devices > ndev) {
@@ -802,208 +489,11 @@ static void run_one(struct inj *s, const struct scenario *sc,
 		goto out;
 	check_canaries(s);
 	if (s->dev)
-		account(s);
+		inj_account(s);
 	if (!s->recovery_done)
 		recover(s);
 out:
 	cleanup(s);
-	if (verbose && (s->skipped || s->error)) {
-		printf("  => %s\n\n", s->skipped ? "skipped" : "ERROR");
-	} else if (verbose) {
-		char acc[40];
-
-		accounted_cell(s, acc, sizeof(acc));
-		printf("  => %s: blocked %s, memory %s, accounted: %s, "
-		       "recovered %s\n\n",
-		       passed(s) ? "pass" : "FAIL",
-		       s->blocked	   ? "yes"
-		       : s->expect_blocked ? "NO"
-					   : "no (expected exposure)",
-		       s->memory_intact ? "intact" : "CHANGED", acc,
-		       s->recovered ? "yes" : "NO");
-	}
-}
-
-/* ---- output ---- */
-
-static void jstr(FILE *f, const char *key, const char *v, bool comma)
-{
-	fprintf(f, "%s\"%s\":", comma ? "," : "", key);
-	if (v)
-		json_str(f, v);
-	else
-		fputs("null", f);
-}
-
-static void jbool(FILE *f, const char *key, bool v)
-{
-	fprintf(f, ",\"%s\":%s", key, v ? "true" : "false");
-}
-
-static void print_json(const struct inj *s)
-{
-	FILE *f = stdout;
-
-	fputc('{', f);
-	jstr(f, "name", s->sc->name, false);
-	jstr(f, "what", s->sc->what, true);
-	jbool(f, "skipped", s->skipped);
-	jbool(f, "blocked", s->blocked);
-	jbool(f, "memory_intact", s->memory_intact);
-	jbool(f, "accounted", s->accounted);
-	jbool(f, "recovered", s->recovered);
-	jbool(f, "expected_blocked", s->expect_blocked);
-	jbool(f, "expected_exposure", s->expect_exposure);
-	jbool(f, "exposed", s->exposed);
-	jbool(f, "pass", passed(s));
-	jstr(f, "error", s->error ? s->why : NULL, true);
-	fputs(",\"details\":{", f);
-	jstr(f, "bdf", s->bdf[0], false);
-	if (s->sc->devices > 1)
-		jstr(f, "peer_bdf", s->bdf[1], true);
-	jstr(f, "skip_reason", s->skipped ? s->skip_reason : NULL, true);
-	jstr(f, "why", !s->error && s->why[0] ? s->why : NULL, true);
-	jstr(f, "note", s->note[0] ? s->note : NULL, true);
-	fputs(",\"descriptors\":[", f);
-	for (unsigned int i = 0; i < s->ndesc; i++) {
-		const struct inj_desc *d = &s->desc[i];
-
-		fprintf(f,
-			"%s{\"req_id\":%" PRIu32 ",\"opcode\":%u,\"op\":\"%s\","
-			"\"src\":\"0x%" PRIx64 "\",\"dst\":\"0x%" PRIx64
-			"\",\"length\":%" PRIu32,
-			i ? "," : "", d->d.req_id, d->d.opcode,
-			sacc_opcode_str(d->d.opcode), d->d.src, d->d.dst,
-			d->d.length);
-		jstr(f, "src_is", d->src_what, true);
-		jstr(f, "dst_is", d->dst_what, true);
-		fprintf(f, ",\"status\":%d", d->status);
-		jstr(f, "status_name",
-		     d->status < 0 ? NULL
-				   : sacc_status_str((unsigned int)d->status),
-		     true);
-		fputc('}', f);
-	}
-	fputc(']', f);
-	if (s->burst_n)
-		fprintf(f, ",\"burst\":%" PRIu32, s->burst_n);
-	jstr(f, "device", s->device_state[0] ? s->device_state : NULL, true);
-	fputs(",\"faults\":[", f);
-	for (unsigned int i = 0; i < s->nef; i++) {
-		const struct inj_fault *e = &s->ef[i];
-
-		fprintf(f,
-			"%s{\"req_id\":%" PRIu32 ",\"addr\":\"0x%" PRIx64
-			"\",\"access\":\"%s\",\"fatal\":%s,\"in_log\":%s,"
-			"\"logged\":%s,\"record_matches\":%s",
-			i ? "," : "", e->req_id, e->addr,
-			access_name(e->access), e->fatal ? "true" : "false",
-			e->found ? "true" : "false",
-			e->logged ? "true" : "false",
-			e->addr_ok ? "true" : "false");
-		jstr(f, "attribution", e->found ? e->attribution : NULL, true);
-		jstr(f, "unlogged", e->unlogged[0] ? e->unlogged : NULL, true);
-		fputc('}', f);
-	}
-	fputc(']', f);
-	fprintf(f, ",\"fault_record\":%s",
-		s->record_json[0] ? s->record_json : "null");
-	jstr(f, "dmar_line", s->dmar_line[0] ? s->dmar_line : NULL, true);
-	fprintf(f,
-		",\"accounting\":{\"faults\":%" PRIu64 ",\"logged\":%" PRIu64
-		",\"suppressed\":%" PRIu64 ",\"not_logged\":%" PRIu64
-		",\"lost\":%" PRIu64,
-		s->acc_faults, s->acc_logged, s->acc_suppressed,
-		s->acc_unlogged, s->acc_lost);
-	jstr(f, "lost_reason", s->acc_reason[0] ? s->acc_reason : NULL, true);
-	jstr(f, "summary", s->summary[0] ? s->summary : NULL, true);
-	fputc('}', f);
-	fputs(",\"canaries\":[", f);
-	for (unsigned int i = 0; i < s->ncan; i++)
-		fprintf(f, "%s{\"name\":\"%s\",\"bytes\":%zu,\"intact\":%s}",
-			i ? "," : "", s->can[i].name, s->can[i].len,
-			s->can[i].intact ? "true" : "false");
-	fputc(']', f);
-	jstr(f, "recovery", s->recovery[0] ? s->recovery : NULL, true);
-	fputs("}}\n", f);
-	fflush(f);
-}
-
-/* Why a fault has no DMAR line, in a few words. */
-static const char *unlogged_short(const char *u)
-{
-	static const struct {
-		const char *name, *text;
-	} m[] = {
-	    {"dropped", "ratelimit/FRR"},
-	    {"viommu_dropped", "vIOMMU dropped"},
-	    {"ratelimited", "ratelimited"},
-	    {"not_iommu", "no IOMMU fault"},
-	    {"no_dma", "no DMA issued"},
-	};
-
-	for (size_t i = 0; u && i < sizeof(m) / sizeof(m[0]); i++)
-		if (!strncmp(u, m[i].name, strlen(m[i].name)) &&
-		    u[strlen(m[i].name)] == ':')
-			return m[i].text;
-	return "see details";
-}
-
-/* The ACCOUNTED cell: how the faults are in the log. */
-static void accounted_cell(const struct inj *s, char *buf, size_t len)
-{
-	unsigned int logged = 0, unlogged = 0;
-	const char *why = NULL;
-
-	if (!s->accounted) {
-		snprintf(buf, len, "NO");
-		return;
-	}
-	if (s->burst_n) {
-		snprintf(buf, len, "%" PRIu64 " logged, %" PRIu64 " counted",
-			 s->acc_logged, s->acc_unlogged);
-		return;
-	}
-	for (unsigned int i = 0; i < s->nef; i++) {
-		if (s->ef[i].logged) {
-			logged++;
-		} else {
-			unlogged++;
-			why = s->ef[i].unlogged;
-		}
-	}
-	if (!s->nef)
-		snprintf(buf, len, "no fault to log");
-	else if (!unlogged)
-		snprintf(buf, len, "logged (DMAR line)");
-	else if (!logged)
-		snprintf(buf, len, "counted: %s", unlogged_short(why));
-	else
-		snprintf(buf, len, "%u logged, %u counted", logged, unlogged);
-}
-
-static void print_row(const struct inj *s)
-{
-	char acc[40];
-	const char *blocked, *mem, *rec, *res;
-
-	if (s->skipped) {
-		printf("%-20s %-8s %-8s %-25s %-9s %-7s %s\n", s->sc->name, "-",
-		       "-", "-", "-", "skip", s->skip_reason);
-		return;
-	}
-	accounted_cell(s, acc, sizeof(acc));
-	if (s->error) {
-		printf("%-20s %-8s %-8s %-25s %-9s %-7s %s\n", s->sc->name, "?",
-		       "?", "?", "?", "ERROR", s->why);
-		return;
-	}
-	blocked = s->blocked ? "yes" : s->expect_blocked ? "NO" : "no*";
-	mem = s->memory_intact ? "intact" : "CHANGED";
-	rec = s->recovered ? "yes" : "NO";
-	res = passed(s) ? "pass" : "FAIL";
-	printf("%-20s %-8s %-8s %-25s %-9s %-7s %s\n", s->sc->name, blocked,
-	       mem, acc, rec, res, !passed(s) && s->why[0] ? s->why : s->note);
 }
 
 /* ---- command ---- */
@@ -1116,45 +606,18 @@ int cmd_inject(int argc, char **argv)
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return fail("out of memory");
-	if (!json)
-		printf("saccctl inject: %u scenario%s on %s%s%s\n\n", nrun,
-		       nrun == 1 ? "" : "s", bdfp[0], nbdf > 1 ? " and " : "",
-		       nbdf > 1 ? bdfp[1] : "");
-	if (!json && !verbose)
-		printf("%-20s %-8s %-8s %-25s %-9s %-7s %s\n", "SCENARIO",
-		       "BLOCKED", "MEMORY", "ACCOUNTED", "RECOVERED", "RESULT",
-		       "WHAT HAPPENED");
+	inj_report_start(nrun, bdfp, nbdf, json, verbose);
 	for (unsigned int i = 0; i < nrun; i++) {
 		run_one(s, run[i], bdfp, nbdf, verbose && !json);
 		if (s->skipped)
 			skip++;
-		else if (passed(s))
+		else if (inj_passed(s))
 			pass++;
 		else
 			nfail++;
-		if (json)
-			print_json(s);
-		else if (!verbose)
-			print_row(s);
-		else if (!passed(s) && !s->skipped)
-			printf("  why: %s\n\n", s->why);
+		inj_report(s, json, verbose && !json);
 	}
-	if (!json && !verbose) {
-		for (unsigned int i = 0; i < nrun; i++) {
-			if (run[i]->expect_exposure ||
-			    !strcmp(run[i]->name, "writeonly-read")) {
-				printf(
-				    "\nno*: an exposure the IOMMU cannot stop "
-				    "on this platform, shown on purpose "
-				    "(docs/threat-model.md)\n");
-				break;
-			}
-		}
-	}
-	fprintf(json ? stderr : stdout,
-		"%s%u scenario%s: %u passed, %u failed, %u skipped\n",
-		json ? "saccctl inject: " : "\n", nrun, nrun == 1 ? "" : "s",
-		pass, nfail, skip);
+	inj_report_end(run, nrun, pass, nfail, skip, json, verbose);
 	free(s);
 	return nfail ? EXIT_FAIL : EXIT_OK;
 }

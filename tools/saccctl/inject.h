@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * inject.h - saccctl inject internals: the scenario catalogue
- * (scenarios.c) and the harness it runs in (inject.c).
+ * (scenarios.c), the harness it runs in (inject.c), the accounting
+ * against the fault log (inject_account.c) and the report
+ * (inject_report.c).
  *
  * A scenario sets up buffers and canaries, submits a bad descriptor or
  * ring setup through libsacc's UNSAFE test hooks, and says whether the
@@ -19,6 +21,7 @@
 
 #include "libsacc_unsafe.h"
 #include "saccctl.h"
+#include "sacc_faultlog.h"
 
 #define INJ_MAX_CANARY 16
 #define INJ_MAX_DESC   8
@@ -77,8 +80,9 @@ struct inj {
 	unsigned int ndev;
 	bool verbose;
 	struct sacc_dev *dev;
-	uint64_t t0; /* CLOCK_MONOTONIC when the scenario started */
-	int kmsg_fd; /* /dev/kmsg, at its end when the scenario started */
+	/* /dev/kmsg and the journals from the scenario's start on (NULL if
+	 * they cannot be read) */
+	struct sacc_faultlog_src *kmsg, *journals;
 
 	struct inj_canary can[INJ_MAX_CANARY];
 	unsigned int ncan;
@@ -111,14 +115,14 @@ struct inj {
 	char recovery[256];
 	char device_state[256]; /* registers after the attack */
 
-	/* accounting, filled by the harness */
-	uint64_t acc_faults, acc_logged, acc_unlogged, acc_suppressed, acc_lost;
-	char acc_reason[256];
-	char record_json[3072]; /* the first expected fault's record */
-	char record_row[768];	/* the same as a 'saccctl faults' row */
-	char dmar_line[320];	/* and its kernel line */
-	char summary[512];	/* the scoped fault log's summary line */
-	bool verbose_shown;
+	/* accounting (inject_account.c) */
+	struct sacc_faultlog_account acc; /* this device in the scoped log */
+	char acc_reason[256];		  /* acc.lost_reason */
+	bool has_record;
+	struct sacc_fault record; /* the first expected fault's record */
+	size_t record_n;	  /* its index in the scoped log */
+	char dmar_line[320];	  /* and its kernel line */
+	char summary[512];	  /* the scoped fault log's summary line */
 };
 
 /* ---- helpers for scenarios (inject.c) ---- */
@@ -167,5 +171,35 @@ void inj_device_state(struct inj *s, struct sacc_dev *dev);
 /* "'src' + 0x100" or "never mapped" for @iova on @dev. */
 void inj_describe_iova(struct sacc_dev *dev, uint64_t iova, char *buf,
 		       size_t len);
+
+/* "src_read" etc. for a FAULT_INFO value, "?" if none. */
+const char *inj_access_name(uint32_t info);
+
+/* Every property the scenario should have (inject.c). */
+bool inj_passed(const struct inj *s);
+
+/* ---- accounting (inject_account.c) ---- */
+
+/* Open /dev/kmsg and the journal directory at their ends: the
+ * scenario's fault log holds what happens from now on. */
+void inj_account_start(struct inj *s);
+/* Build that fault log, find every expected fault in it, fill
+ * s->accounted and the accounting fields (and s->why). */
+void inj_account(struct inj *s);
+void inj_account_end(struct inj *s);
+
+/* ---- output (inject_report.c) ---- */
+
+/* "saccctl inject: N scenarios on BDF" and the table's header. */
+void inj_report_start(unsigned int nrun, const char *const *bdf,
+		      unsigned int nbdf, bool json, bool verbose);
+/* One scenario: a JSON line, a table row, or (verbose) its verdict. */
+void inj_report(const struct inj *s, bool json, bool verbose);
+/* --verbose: the DMAR line, the fault record, attributions, summary. */
+void inj_report_accounting(struct inj *s);
+/* The footnote and the tally. */
+void inj_report_end(const struct scenario *const *run, unsigned int nrun,
+		    unsigned int pass, unsigned int nfail, unsigned int skip,
+		    bool json, bool verbose);
 
 #endif /* SACCCTL_INJECT_H */

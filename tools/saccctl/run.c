@@ -305,32 +305,37 @@ int cmd_run(int argc, char **argv)
 	t1 = now_ns();
 	sacc_stats(dev, &st);
 	if (c.json) {
-		printf(
-		    "{\"bdf\": \"%s\", \"op\": \"%s\", \"size\": %llu, "
-		    "\"count\": %llu, \"batch\": %llu, \"doorbell\": \"%s\", "
-		    "\"irq\": %s, \"verify\": %s, \"ok\": %llu, "
-		    "\"failed\": %llu, \"verified\": %llu, "
-		    "\"mismatched\": %llu, \"seconds\": %.6f, "
-		    "\"ops_per_sec\": %.1f, \"doorbells\": %llu, "
-		    "\"interrupts\": %llu, \"device_errors\": %llu, "
-		    "\"status\": {\"ok\": %llu, \"bad_opcode\": %llu, "
-		    "\"dma_fault\": %llu, \"bad_length\": %llu}}\n",
-		    c.bdf, sacc_opcode_str(c.a.op),
-		    (unsigned long long)(data ? c.a.size : 0),
-		    (unsigned long long)c.count, (unsigned long long)c.a.batch,
-		    c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
-		    c.irq ? "true" : "false", c.verify ? "true" : "false",
-		    (unsigned long long)ok, (unsigned long long)failed,
-		    (unsigned long long)verified,
-		    (unsigned long long)mismatched, (double)(t1 - t0) / 1e9,
-		    (double)done * 1e9 / (double)(t1 - t0 ? t1 - t0 : 1),
-		    (unsigned long long)st.doorbells,
-		    (unsigned long long)st.interrupts,
-		    (unsigned long long)st.device_errors,
-		    (unsigned long long)st.by_status[0],
-		    (unsigned long long)st.by_status[1],
-		    (unsigned long long)st.by_status[2],
-		    (unsigned long long)st.by_status[3]);
+		struct json_object *o = jobj(), *sts = jobj();
+
+		jset_str(o, "bdf", c.bdf);
+		jset_str(o, "op", sacc_opcode_str(c.a.op));
+		jset_u64(o, "size", data ? c.a.size : 0);
+		jset_u64(o, "count", c.count);
+		jset_u64(o, "batch", c.a.batch);
+		jset_str(o, "doorbell",
+			 c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap"
+							    : "syscall");
+		jset_bool(o, "irq", c.irq);
+		jset_bool(o, "verify", c.verify);
+		jset_u64(o, "ok", ok);
+		jset_u64(o, "failed", failed);
+		jset_u64(o, "verified", verified);
+		jset_u64(o, "mismatched", mismatched);
+		jset_double(o, "seconds", (double)(t1 - t0) / 1e9, "%.6f");
+		jset_double(o, "ops_per_sec",
+			    (double)done * 1e9 /
+				(double)(t1 - t0 ? t1 - t0 : 1),
+			    "%.1f");
+		jset_u64(o, "doorbells", st.doorbells);
+		jset_u64(o, "interrupts", st.interrupts);
+		jset_u64(o, "device_errors", st.device_errors);
+		jset_u64(sts, "ok", st.by_status[0]);
+		jset_u64(sts, "bad_opcode", st.by_status[1]);
+		jset_u64(sts, "dma_fault", st.by_status[2]);
+		jset_u64(sts, "bad_length", st.by_status[3]);
+		jset(o, "status", sts);
+		if (jprint(o, JSON_SPACED))
+			goto out; /* rc is EXIT_FAIL */
 	} else {
 		printf("%s: %s%s%s x %llu, batch %llu, %s doorbell, %s\n",
 		       c.bdf, sacc_opcode_str(c.a.op), data ? " " : "",

@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+#include <json-c/json.h>
+
 #include "libsacc.h"
 #include "sacc_base.h" /* sacc_monotonic_ns(), sacc_fmt_bytes() */
 
@@ -89,8 +91,41 @@ int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
 int parse_bdf_operand(int argc, char **argv, char bdf[SACC_BDF_MAX],
 		      const char *cmd, void (*usage)(FILE *f));
 
-/* Print @s as a JSON string (quotes and escapes). */
-void json_str(FILE *f, const char *s);
+/* ---- JSON output through json-c (json.c) ---- */
+
+/* {"key": value, ...} on one line, as list/info/run/bench print it */
+#define JSON_SPACED (JSON_C_TO_STRING_SPACED | JSON_C_TO_STRING_NOSLASHESCAPE)
+/* {"key":value,...}: one record per line (inject, faults) */
+#define JSON_COMPACT (JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE)
+/* one member per line (list: a line-oriented reader finds each "bdf") */
+#define JSON_PRETTY                                                            \
+	(JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_SPACED |                   \
+	 JSON_C_TO_STRING_NOSLASHESCAPE)
+
+/*
+ * Builders: a new object or array, and members added in order.  A failed
+ * allocation is noted (never written as null); jprint() then fails.
+ * jset() takes ownership of @v; jset_str() with NULL writes null.
+ */
+struct json_object *jobj(void);
+struct json_object *jarr(void);
+void jset(struct json_object *o, const char *key, struct json_object *v);
+void jset_null(struct json_object *o, const char *key);
+void jset_str(struct json_object *o, const char *key, const char *s);
+void jset_fmt(struct json_object *o, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void jset_u64(struct json_object *o, const char *key, uint64_t v);
+void jset_int(struct json_object *o, const char *key, int64_t v);
+void jset_bool(struct json_object *o, const char *key, bool v);
+void jset_hex(struct json_object *o, const char *key, uint64_t v); /* "0x.." */
+/* A number printed with @fmt ("%.3f"), exactly as printf would. */
+void jset_double(struct json_object *o, const char *key, double v,
+		 const char *fmt);
+void jpush(struct json_object *a, struct json_object *v);
+
+/* Print @o in @flags' style and a newline to stdout, and release it.
+ * EXIT_OK, or fail()'s EXIT_FAIL after a failed allocation or write. */
+int jprint(struct json_object *o, int flags);
 
 /* CLOCK_MONOTONIC in ns (iommu/'s clock, so journal times agree). */
 static inline uint64_t now_ns(void)
@@ -103,36 +138,5 @@ uint32_t ring_for(uint64_t inflight);
 
 /* Deterministic fast pseudo-random bytes. */
 void fill_pattern(void *buf, size_t len, uint64_t seed);
-
-/* ---- fault log inputs, read incrementally (sources.c) ---- */
-
-typedef void (*line_fn)(void *ctx, const char *line);
-
-/* /dev/kmsg, non-blocking; @at_end: only records from now on. -1 if it
- * cannot be opened (errno set). */
-int kmsg_open(bool at_end);
-/* Every record available now, first line each (the "pri,seq,usec,-;msg"
- * form); counts records lost to overruns.  Returns how many. */
-int kmsg_read(int fd, line_fn fn, void *ctx, uint64_t *overruns);
-
-#define JTAIL_MAX 64
-struct jfile {
-	char path[PATH_MAX];
-	off_t off;
-	char part[4096]; /* an incomplete last line */
-	size_t plen;
-	bool overlong;
-};
-
-/* Every *.jsonl in a directory, each read on from where it was left. */
-struct jtail {
-	const char *dir;
-	unsigned int n;
-	struct jfile f[JTAIL_MAX];
-};
-
-/* New complete lines of every journal in t->dir.  Returns how many, 0
- * if the directory does not exist, -errno. */
-int jtail_read(struct jtail *t, line_fn fn, void *ctx);
 
 #endif /* SACCCTL_H */

@@ -502,7 +502,8 @@ struct kmsg_grep {
 	char first[200];
 };
 
-static void grep_irq_lines(void *ctx, const char *line)
+static void grep_irq_lines(void *ctx, enum sacc_faultlog_input kind,
+			   const char *line)
 {
 	struct kmsg_grep *g = ctx;
 	const char *msg = strchr(line, ';');
@@ -528,6 +529,7 @@ static int sc_interrupt_window(struct inj *s)
 {
 	const uint64_t compat = 0xfee00000ull, remap = 0xfeeffff0ull;
 	struct irq_snap *before = NULL, *after = NULL;
+	struct sacc_faultlog_src *kmsg = NULL;
 	struct kmsg_grep g = {0};
 	struct sacc_stats st0, st1;
 	struct sacc_buf *msi;
@@ -535,7 +537,7 @@ static int sc_interrupt_window(struct inj *s)
 	uint64_t fired, lines;
 	struct std b;
 	uint32_t *p;
-	int kfd = -1, id1, id2, ret = -1;
+	int id1, id2, ret = -1;
 	struct sacc_desc d = {.opcode = SACC_OP_MEMCPY, .length = 4};
 
 	if (std_setup(s, &b, true) || inj_buf(s, 4 * KiB, SACC_DMA_TO_DEVICE,
@@ -552,7 +554,8 @@ static int sc_interrupt_window(struct inj *s)
 		inj_fail(s, "out of memory");
 		goto out;
 	}
-	kfd = kmsg_open(true);
+	sacc_faultlog_src_open(&kmsg, SACC_FAULTLOG_KMSG, NULL,
+			       SACC_FAULTLOG_SRC_AT_END, NULL);
 	sacc_wait(s->dev, 0); /* drain the eventfd */
 	sacc_stats(s->dev, &st0);
 	irq_snapshot(before);
@@ -570,8 +573,8 @@ static int sc_interrupt_window(struct inj *s)
 	sacc_wait(s->dev, 0);
 	sacc_stats(s->dev, &st1);
 	irq_snapshot(after);
-	if (kfd >= 0)
-		kmsg_read(kfd, grep_irq_lines, &g, NULL);
+	if (kmsg)
+		sacc_faultlog_src_read(kmsg, NULL, grep_irq_lines, &g, NULL);
 	inj_device_state(s, s->dev);
 
 	fired = st1.interrupts - st0.interrupts;
@@ -602,8 +605,7 @@ static int sc_interrupt_window(struct inj *s)
 		 "remapping, none delivered");
 	ret = 0;
 out:
-	if (kfd >= 0)
-		close(kfd);
+	sacc_faultlog_src_close(kmsg);
 	free(before);
 	free(after);
 	return ret;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * util.c - saccctl helpers: argument parsing, messages, JSON strings.
+ * util.c - saccctl helpers: argument parsing, messages.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -163,26 +163,6 @@ bool parse_doorbell(const char *s, enum sacc_doorbell *db)
 	else
 		return false;
 	return true;
-}
-
-void json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", f);
-		else if (c == '\t')
-			fputs("\\t", f);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
 }
 
 void fill_pattern(void *buf, size_t len, uint64_t seed)
