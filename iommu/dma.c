@@ -285,6 +285,17 @@ int sacc_dma_ctx_create(struct sacc_dma_ctx **out, int container_fd,
 	if (ret)
 		goto fail;
 	ctx->page = sacc_iova_page_size(ctx->alloc);
+	/* Freed IOVA waits before reuse: a device holding a stale one
+	 * keeps faulting instead of reaching the next buffer. */
+	{
+		uint64_t q = sacc_iova_free_bytes(ctx->alloc) / 8;
+
+		sacc_iova_alloc_set_quarantine(
+		    ctx->alloc, SACC_IOVA_QUARANTINE_ALLOCS,
+		    q < SACC_IOVA_QUARANTINE_BYTES
+			? q
+			: SACC_IOVA_QUARANTINE_BYTES);
+	}
 	ret =
 	    sacc_dma_registry_create(&ctx->reg, ranges, nr, ctx->page, 0, err);
 	if (ret)
@@ -373,7 +384,8 @@ int sacc_dma_map(struct sacc_dma_ctx *ctx, void *vaddr, uint64_t len,
 	}
 	ret = do_map(ctx, va, at, map_len, flags);
 	if (ret) {
-		sacc_iova_free(ctx->alloc, at, NULL);
+		/* never mapped: no device can hold it */
+		sacc_iova_release(ctx->alloc, at, NULL);
 		if (ret == -ENOMEM || ret == -ENOSPC)
 			sacc_dma_explain_map_errno(ret, &ctx->limits,
 						   atomic_load(&process_pinned),
@@ -389,7 +401,8 @@ int sacc_dma_map(struct sacc_dma_ctx *ctx, void *vaddr, uint64_t len,
 	ret = sacc_dma_registry_add(ctx->reg, at, map_len, va, dir, name, err);
 	if (ret) {
 		do_unmap(ctx, at, map_len, NULL);
-		sacc_iova_free(ctx->alloc, at, NULL);
+		sacc_iova_release(ctx->alloc, at,
+				  NULL); /* no device was told */
 		goto out;
 	}
 	ctx->pinned += map_len;

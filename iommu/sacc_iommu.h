@@ -87,7 +87,8 @@ uint64_t sacc_iommu_min_page(uint64_t pgsizes);
  * ever adjacent and IOVA page 0 is never returned.  Range starts are
  * rounded up and ends rounded down to the page; ranges too small for
  * one page plus two guards are ignored.  Freed space is coalesced and
- * reused (guards included, so guards are preserved).  Not thread safe.
+ * reused (guards included, so guards are preserved), at once or after a
+ * quarantine (sacc_iova_alloc_set_quarantine).  Not thread safe.
  */
 struct sacc_iova_alloc;
 
@@ -113,11 +114,44 @@ uint64_t sacc_iova_page_size(const struct sacc_iova_alloc *a);
 int sacc_iova_alloc(struct sacc_iova_alloc *a, uint64_t len, uint64_t *iova,
 		    struct sacc_err *err);
 
-/* Free the allocation starting at @iova.  -ENOENT if not allocated. */
+/*
+ * Free the allocation starting at @iova.  -ENOENT if not allocated.
+ * With a quarantine set (below) the space is quarantined, not reusable
+ * at once.
+ */
 int sacc_iova_free(struct sacc_iova_alloc *a, uint64_t iova,
 		   struct sacc_err *err);
 
-/* Bytes in free intervals (guards of live allocations excluded). */
+/*
+ * Free without quarantine: for IOVA no device was ever told about (the
+ * map that was to use it failed).  -ENOENT if not allocated.
+ */
+int sacc_iova_release(struct sacc_iova_alloc *a, uint64_t iova,
+		      struct sacc_err *err);
+
+/*
+ * Quarantine of freed IOVA (off at create): a freed allocation (its
+ * guards included) is not handed out again until @allocs later
+ * allocations have been made, nor while it is among the newest @bytes
+ * of quarantined space (the oldest leaves first when more is held).
+ * So a stale IOVA a device still holds keeps faulting for a while
+ * instead of reaching the next buffer.  It never makes an allocation
+ * fail: when nothing else fits, the oldest quarantined space is used.
+ * @allocs 0 turns it off and releases everything quarantined.
+ */
+void sacc_iova_alloc_set_quarantine(struct sacc_iova_alloc *a, uint32_t allocs,
+				    uint64_t bytes);
+
+/* What the DMA context (sacc_dma_ctx_create) sets: 64 allocations, at
+ * most 1 GiB or an eighth of the usable IOVA space, if less. */
+#define SACC_IOVA_QUARANTINE_ALLOCS 64u
+#define SACC_IOVA_QUARANTINE_BYTES  (1ull << 30)
+
+/* Bytes held in quarantine, guards included. */
+uint64_t sacc_iova_quarantine_bytes(const struct sacc_iova_alloc *a);
+
+/* Bytes in free intervals (guards of live allocations and quarantined
+ * space excluded). */
 uint64_t sacc_iova_free_bytes(const struct sacc_iova_alloc *a);
 
 /* Number of live allocations. */
