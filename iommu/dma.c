@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -192,6 +193,63 @@ int sacc_dma_explain_map_errno(int errnum, const struct sacc_dma_limits *lim,
 			    strerror(errnum));
 }
 
+/* ---- system memory ---- */
+
+uint64_t sacc_mem_reserve(uint64_t mem_total)
+{
+	return mem_total / 32 > SACC_MEM_RESERVE_MIN ? mem_total / 32
+						     : SACC_MEM_RESERVE_MIN;
+}
+
+int sacc_meminfo_read(const char *path, uint64_t *avail, uint64_t *total,
+		      struct sacc_err *err)
+{
+	unsigned long long kb;
+	bool has_avail = false, has_total = false;
+	char line[256];
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return sacc_err_set(err, ENOENT, "cannot read %s: %s", path,
+				    strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+			*avail = (uint64_t)kb * 1024;
+			has_avail = true;
+		} else if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+			*total = (uint64_t)kb * 1024;
+			has_total = true;
+		}
+	}
+	fclose(f);
+	if (!has_avail || !has_total)
+		return sacc_err_set(err, EINVAL,
+				    "%s has no MemAvailable or MemTotal line",
+				    path);
+	return 0;
+}
+
+int sacc_dma_check_memory(uint64_t avail, uint64_t total, uint64_t add,
+			  struct sacc_err *err)
+{
+	uint64_t reserve = sacc_mem_reserve(total);
+	char a[32], l[32], m[32], r[32];
+
+	if (add <= avail && avail - add >= reserve)
+		return 0;
+	return sacc_err_set(
+	    err, ENOMEM,
+	    "pinning %s would leave %s of MemAvailable (%s now), less than "
+	    "the %s libsacc keeps free: pinned memory cannot be reclaimed, "
+	    "and the OOM killer would end this process; free buffers, use "
+	    "smaller ones, or give the machine more memory",
+	    sacc_fmt_bytes(add, a, sizeof(a)),
+	    sacc_fmt_bytes(add <= avail ? avail - add : 0, l, sizeof(l)),
+	    sacc_fmt_bytes(avail, m, sizeof(m)),
+	    sacc_fmt_bytes(reserve, r, sizeof(r)));
+}
+
 /* ---- context ---- */
 
 struct sacc_dma_ctx {
@@ -207,7 +265,15 @@ struct sacc_dma_ctx {
 	uint64_t pinned;
 	uint32_t nr_maps;
 	struct sacc_dma_observer obs; /* callbacks NULL: none */
+	char meminfo[128];	      /* "": no memory check */
 };
+
+void sacc_dma_ctx_set_meminfo(struct sacc_dma_ctx *ctx, const char *path)
+{
+	pthread_mutex_lock(&ctx->lock);
+	snprintf(ctx->meminfo, sizeof(ctx->meminfo), "%s", path ? path : "");
+	pthread_mutex_unlock(&ctx->lock);
+}
 
 void sacc_dma_ctx_set_observer(struct sacc_dma_ctx *ctx,
 			       const struct sacc_dma_observer *obs)
@@ -261,6 +327,7 @@ int sacc_dma_ctx_create(struct sacc_dma_ctx **out, int container_fd,
 		return sacc_err_set(err, ENOMEM, "allocating the DMA context");
 	ctx->fd = container_fd;
 	ctx->info = *info;
+	snprintf(ctx->meminfo, sizeof(ctx->meminfo), "/proc/meminfo");
 	if (limits) {
 		ctx->limits = *limits;
 	} else {
@@ -510,6 +577,21 @@ int sacc_dma_buf_alloc(struct sacc_dma_ctx *ctx, uint64_t len,
 				    "DMA buffer '%s': bad length %" PRIu64,
 				    name ? name : "unnamed", len);
 	map_len = (len + ctx->page - 1) & ~(ctx->page - 1);
+	/* Before a page is touched: refuse what would wake the OOM killer
+	 * (the memset below and the pinning fault every page in). */
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->meminfo[0]) {
+		uint64_t avail, total;
+		struct sacc_err sub;
+
+		if (!sacc_meminfo_read(ctx->meminfo, &avail, &total, NULL) &&
+		    sacc_dma_check_memory(avail, total, map_len, &sub)) {
+			pthread_mutex_unlock(&ctx->lock);
+			return sacc_err_set(err, ENOMEM, "DMA buffer '%s': %s",
+					    name ? name : "unnamed", sub.msg);
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
 	va = map_aligned(map_len, ctx->page);
 	if (!va)
 		return sacc_err_set(

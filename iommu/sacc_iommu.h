@@ -220,6 +220,39 @@ int sacc_dma_explain_map_errno(int errnum, const struct sacc_dma_limits *lim,
 			       uint64_t pinned, uint32_t nr_new,
 			       uint64_t add_bytes, struct sacc_err *err);
 
+/*
+ * Memory the system can give before the OOM killer runs.  Pinned DMA
+ * memory cannot be swapped or reclaimed, and VFIO_IOMMU_MAP_DMA faults
+ * the pages in inside the kernel, where running out of memory does not
+ * fail the ioctl: the OOM killer picks a process (with a buffer that
+ * large, ours).  So a buffer is refused up front when pinning it would
+ * leave less than a reserve of MemAvailable (/proc/meminfo).  This is
+ * an estimate taken before the pages are touched, not a guarantee: it
+ * does not see cgroup memory limits, nor what other processes allocate
+ * meanwhile.
+ */
+#define SACC_MEM_RESERVE_MIN (64ull << 20)
+
+/* Bytes to keep available: max(64 MiB, MemTotal / 32). */
+uint64_t sacc_mem_reserve(uint64_t mem_total);
+
+/*
+ * MemAvailable and MemTotal, in bytes, from @path (a /proc/meminfo
+ * text).  -ENOENT if it cannot be read, -EINVAL if a field is missing.
+ */
+int sacc_meminfo_read(const char *path, uint64_t *avail, uint64_t *total,
+		      struct sacc_err *err);
+
+/*
+ * 0 if pinning @add bytes more leaves at least sacc_mem_reserve(@total)
+ * of @avail; else -ENOMEM "pinning 256 MiB would leave 12 MiB of
+ * MemAvailable (268 MiB), less than the 64 MiB reserve: the OOM killer
+ * would end this process; free buffers, use smaller ones or give the
+ * machine more memory".
+ */
+int sacc_dma_check_memory(uint64_t avail, uint64_t total, uint64_t add,
+			  struct sacc_err *err);
+
 /* ---- mapping registry ---- */
 
 #define SACC_DMA_HISTORY_DEFAULT 256
@@ -409,11 +442,16 @@ struct sacc_dma_buf {
 
 /*
  * mmap fresh zeroed anonymous pages for @len bytes and sacc_dma_map()
- * them.  On failure nothing is left allocated.
+ * them.  On failure nothing is left allocated.  -ENOMEM before any page
+ * is touched if sacc_dma_check_memory() refuses it (the context's
+ * meminfo file, /proc/meminfo unless changed; skipped if unreadable).
  */
 int sacc_dma_buf_alloc(struct sacc_dma_ctx *ctx, uint64_t len,
 		       enum sacc_dma_dir dir, const char *name,
 		       struct sacc_dma_buf *buf, struct sacc_err *err);
+
+/* Test seam: read @path instead of /proc/meminfo (NULL: no check). */
+void sacc_dma_ctx_set_meminfo(struct sacc_dma_ctx *ctx, const char *path);
 
 /* sacc_dma_unmap() then munmap.  The buffer is zeroed afterwards. */
 int sacc_dma_buf_free(struct sacc_dma_ctx *ctx, struct sacc_dma_buf *buf,

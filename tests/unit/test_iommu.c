@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -1733,6 +1734,108 @@ START_TEST(test_ctx_quarantine)
 }
 END_TEST
 
+/* ---- memory the system can give (issue 9, 6: fail, not OOM) ---- */
+
+START_TEST(test_mem_check)
+{
+	struct sacc_err err = {0};
+
+	ck_assert_uint_eq(sacc_mem_reserve(512 * MiB), 64 * MiB);
+	ck_assert_uint_eq(sacc_mem_reserve(24ull << 30), 768 * MiB);
+	ck_assert_int_eq(
+	    sacc_dma_check_memory(300 * MiB, 512 * MiB, 236 * MiB, &err), 0);
+	ck_assert_int_eq(
+	    sacc_dma_check_memory(300 * MiB, 512 * MiB, 237 * MiB, &err),
+	    -ENOMEM);
+	ck_assert_str_eq(err.msg,
+			 "pinning 237 MiB would leave 63 MiB of MemAvailable "
+			 "(300 MiB now), less than the 64 MiB libsacc keeps "
+			 "free: pinned memory cannot be reclaimed, and the "
+			 "OOM killer would end this process; free buffers, "
+			 "use smaller ones, or give the machine more memory");
+	/* more than there is at all */
+	ck_assert_int_eq(
+	    sacc_dma_check_memory(100 * MiB, 512 * MiB, 256 * MiB, &err),
+	    -ENOMEM);
+	ck_assert_ptr_nonnull(strstr(err.msg, "leave 0 B of MemAvailable"));
+}
+END_TEST
+
+static void write_meminfo(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(test_meminfo_read)
+{
+	char path[] = "/tmp/sacc-meminfo-XXXXXX";
+	uint64_t avail = 0, total = 0;
+	struct sacc_err err = {0};
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_meminfo(path, "MemTotal:         500000 kB\n"
+			    "MemFree:          100000 kB\n"
+			    "MemAvailable:     300000 kB\n"
+			    "Buffers:             100 kB\n");
+	ck_assert_int_eq(sacc_meminfo_read(path, &avail, &total, &err), 0);
+	ck_assert_uint_eq(total, 500000ull * 1024);
+	ck_assert_uint_eq(avail, 300000ull * 1024);
+	write_meminfo(path, "MemTotal:         500000 kB\n");
+	ck_assert_int_eq(sacc_meminfo_read(path, &avail, &total, &err),
+			 -EINVAL);
+	unlink(path);
+	ck_assert_int_eq(sacc_meminfo_read(path, &avail, &total, &err),
+			 -ENOENT);
+	/* the real one */
+	ck_assert_int_eq(
+	    sacc_meminfo_read("/proc/meminfo", &avail, &total, &err), 0);
+	ck_assert(avail > 0 && avail <= total);
+}
+END_TEST
+
+/* A buffer that would eat the reserve is refused before any page is
+ * touched or pinned. */
+START_TEST(test_ctx_memory_refused)
+{
+	char path[] = "/tmp/sacc-meminfo-XXXXXX";
+	struct fake_vfio f = {0};
+	struct sacc_dma_ctx *ctx = mkctx(&f, UINT64_MAX, 0);
+	struct sacc_err err = {0};
+	struct sacc_dma_buf b;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* 512 MiB machine (reserve 64 MiB), 80 MiB available */
+	write_meminfo(path, "MemTotal: 524288 kB\nMemAvailable: 81920 kB\n");
+	sacc_dma_ctx_set_meminfo(ctx, path);
+	ck_assert_int_eq(sacc_dma_buf_alloc(ctx, 32 * MiB, SACC_DMA_TO_DEVICE,
+					    "big", &b, &err),
+			 -ENOMEM);
+	ck_assert_ptr_nonnull(
+	    strstr(err.msg, "DMA buffer 'big': pinning 32 MiB"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "OOM killer"));
+	ck_assert_int_eq(f.maps, 0);
+	ck_assert_int_eq(sacc_dma_buf_alloc(ctx, 8 * MiB, SACC_DMA_TO_DEVICE,
+					    "ok", &b, &err),
+			 0);
+	ck_assert_int_eq(sacc_dma_buf_free(ctx, &b, &err), 0);
+	/* unreadable: no check (nothing to go by) */
+	unlink(path);
+	ck_assert_int_eq(sacc_dma_buf_alloc(ctx, 32 * MiB, SACC_DMA_TO_DEVICE,
+					    "big", &b, &err),
+			 0);
+	ck_assert_int_eq(sacc_dma_buf_free(ctx, &b, &err), 0);
+	sacc_dma_ctx_close(ctx);
+}
+END_TEST
+
 START_TEST(test_ctx_open_bad_fd)
 {
 	struct sacc_dma_ctx *ctx = (void *)1;
@@ -1780,6 +1883,8 @@ static Suite *iommu_suite(void)
 	tcase_add_test(perm, test_limits_dma_entry_text);
 	tcase_add_test(perm, test_explain_map_errno);
 	tcase_add_test(perm, test_read_limits);
+	tcase_add_test(perm, test_mem_check);
+	tcase_add_test(perm, test_meminfo_read);
 	tcase_add_test(reg, test_registry_classify);
 	tcase_add_test(reg, test_registry_unmapped_earlier);
 	tcase_add_test(reg, test_registry_bookkeeping);
@@ -1790,6 +1895,7 @@ static Suite *iommu_suite(void)
 	tcase_add_test(ctx, test_ctx_unmap_size_mismatch);
 	tcase_add_test(ctx, test_ctx_observer);
 	tcase_add_test(ctx, test_ctx_quarantine);
+	tcase_add_test(ctx, test_ctx_memory_refused);
 	tcase_add_test(ctx, test_ctx_open_bad_fd);
 	suite_add_tcase(s, parse);
 	suite_add_tcase(s, alloc);
