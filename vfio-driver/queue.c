@@ -497,11 +497,12 @@ static int progress_check(struct sacc_dev *dev, uint32_t inflight)
 
 /*
  * The slow path's look at the device: the kernel's device request,
- * then, with work outstanding, STATUS (one MMIO read), the CQ
- * (cq_scan) and progress.  Called every SACC_HEALTH_EVERY empty polls
- * and whenever sacc_wait() wakes without a completion.
+ * then STATUS (one MMIO read), the CQ (cq_scan) and progress, with work
+ * outstanding (STATUS always with @status: a sleeping sacc_wait()).
+ * Called every SACC_HEALTH_EVERY empty polls and whenever sacc_wait()
+ * wakes without a completion.
  */
-static int health(struct sacc_dev *dev)
+static int health(struct sacc_dev *dev, bool status)
 {
 	uint32_t inflight = sacc_sq_in_flight(&dev->sq);
 	int ret;
@@ -511,7 +512,7 @@ static int health(struct sacc_dev *dev)
 		return ret;
 	if (!inflight) {
 		sacc_progress_reset(dev);
-		return 0;
+		return status ? sacc_check(dev) : 0;
 	}
 	ret = sacc_check(dev);
 	if (!ret)
@@ -644,7 +645,7 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 	/* Nothing: now and then ask whether the device is still alive. */
 	if (++dev->empty_polls >= SACC_HEALTH_EVERY) {
 		dev->empty_polls = 0;
-		return health(dev);
+		return health(dev, false);
 	}
 	return 0;
 }
@@ -793,7 +794,7 @@ int sacc_wait(struct sacc_dev *dev, int timeout_ms)
 		if (sacc_cq_peek(&dev->cq, NULL))
 			return 1;
 		/* A slice passed, or a stale wakeup: is it still alive? */
-		ret = health(dev);
+		ret = health(dev, true);
 		if (ret)
 			return ret;
 		if (timeout_ms >= 0 && sacc_monotonic_ns() >= deadline)
