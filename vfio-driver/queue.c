@@ -376,6 +376,9 @@ static int probe_check(struct sacc_dev *dev, bool final)
 	bool head_valid = sacc_cq_peek(&dev->cq, NULL); /* acquire */
 	uint32_t id = __atomic_load_n(&e->req_id, __ATOMIC_RELAXED);
 
+	if (!id && !head_valid && !final)
+		return 0;
+	dev->probe_armed_at = 0; /* decided, either way */
 	if (id)
 		return sacc_mark_broken(
 		    dev, EIO,
@@ -387,9 +390,6 @@ static int probe_check(struct sacc_dev *dev, bool final)
 		    "the device had stalled on a CQ it saw as full; call "
 		    "sacc_reset()",
 		    dev->bdf, id, dev->probe_slot, dev->probe_slot);
-	if (!head_valid && !final)
-		return 0;
-	dev->probe_armed_at = 0;
 	if (!head_valid) /* else the batch about to be reaped writes it */
 		sacc_wr(dev, SACC_REG_CQ_HEAD, dev->cq.head);
 	return 0;
@@ -621,6 +621,15 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 			    "call sacc_reset()",
 			    dev->bdf, dev->cq.head, c.req_id, n,
 			    dev->cq_entries);
+		/*
+		 * A probe still running when entries appeared (they came in
+		 * after the check above): decide it now, before CQ_HEAD
+		 * moves on and the probe slot becomes one the device may
+		 * write in its next lap.  A forgery marks the device; the
+		 * batch, the device's own, is delivered.
+		 */
+		if (dev->probe_armed_at)
+			probe_check(dev, true);
 		/* Their MSI-X messages are stale now: count and drop them
 		 * here so a later sacc_wait() does not wake for nothing. */
 		if (irqs && dev->irq_fd >= 0 &&

@@ -674,6 +674,45 @@ START_TEST(test_forged_completion_stall_probe)
 }
 END_TEST
 
+/* A device that is merely slow while the probe runs: no false alarm,
+ * and the queue works on for many laps. */
+START_TEST(test_stall_probe_slow_device)
+{
+	struct sacc_dev *dev = fake_open(16, 4);
+	struct sacc_result r[16];
+	struct sacc_op ops[15];
+	uint64_t t0;
+	int got = 0, k;
+
+	dev->stall_probe_ms = 20;
+	for (int i = 0; i < 15; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_NOP,
+					  .cookie = (uint64_t)i};
+	ck_assert_int_eq(sacc_submit(dev, ops, 4), 4);
+	/* the device does nothing for a while: the probe arms */
+	t0 = sacc_monotonic_ns();
+	while (!dev->probe_armed_at && ms_since(t0) < 2000)
+		ck_assert_int_eq(sacc_poll(dev, r, 16), 0);
+	ck_assert_uint_ne(dev->probe_armed_at, 0);
+	ck_assert_uint_eq(dev->regs[SACC_REG_CQ_HEAD / 4], 3); /* moved back */
+	/* then it posts what the moved-back CQ_HEAD lets it */
+	while (got < 4) {
+		dev_run(100);
+		k = sacc_poll(dev, r + got, 16);
+		ck_assert_msg(k >= 0, "%s", sacc_errmsg(dev));
+		got += k;
+	}
+	for (int i = 0; i < 4; i++)
+		ck_assert_uint_eq(r[i].cookie, (uint64_t)i);
+	for (int lap = 0; lap < 50; lap++) {
+		ck_assert_int_eq(sacc_submit(dev, ops, 15), 15);
+		ck_assert_int_eq(reap_all(dev, r, 15), 15);
+	}
+	ck_assert_uint_eq(dev->stats.device_errors, 0);
+	fake_close(dev);
+}
+END_TEST
+
 /*
  * Issue 9, 2: a NOP's completion overwritten with 16 zero bytes before
  * it is reaped, the device's next completion in the following slot.
@@ -1169,6 +1208,7 @@ static Suite *libsacc_suite(void)
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_forged_completion_in_kept_free_slot);
 	tcase_add_test(tc, test_forged_completion_stall_probe);
+	tcase_add_test(tc, test_stall_probe_slow_device);
 	tcase_add_test(tc, test_erased_completion);
 	tcase_add_test(tc, test_wait_forever_device_reset);
 	tcase_add_test(tc, test_hung_device_bounded);
