@@ -20,11 +20,10 @@
 
 /* Bounds on how long we believe the device (never trust it to answer). */
 #define SACC_READY_TIMEOUT_MS 1000
-#define SACC_HEALTH_EVERY     4096 /* polls between slow-path health checks */
-#define SACC_WAIT_SLICE_MS    250 /* sacc_wait() looks at the device this often \
-				   */
-#define SACC_STALL_PROBE_MS 1000  /* no completion this long: probe the CQ */
-#define SACC_HANG_MS	    30000 /* no completion this long: device hung */
+#define SACC_HEALTH_EVERY     4096  /* polls between slow-path checks */
+#define SACC_WAIT_SLICE_MS    250   /* sacc_wait() looks at the device */
+#define SACC_STALL_PROBE_MS   1000  /* no completion: probe the CQ */
+#define SACC_HANG_MS	      30000 /* no completion: the device hung */
 
 /* What the driver remembers about one submitted descriptor. */
 struct sacc_track {
