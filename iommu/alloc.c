@@ -6,6 +6,10 @@
  * page.  Free space is a sorted list of inclusive intervals, coalesced
  * on free.  All arithmetic is done on inclusive ends so a range ending
  * at 2^64 - 1 never overflows.
+ *
+ * With a quarantine set, a freed footprint waits in a FIFO before it
+ * joins the free list, so an IOVA a device may still hold keeps
+ * faulting for a while instead of landing in the next buffer.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -23,12 +27,24 @@ struct live {
 	uint64_t len;  /* data bytes, page multiple */
 };
 
+struct quar {
+	struct ival iv; /* footprint, guards included */
+	uint64_t seq;	/* allocations made before it was freed */
+};
+
 struct sacc_iova_alloc {
 	uint64_t page;
 	struct ival *free;
 	size_t nfree, capfree;
 	struct live *live;
 	size_t nlive, caplive;
+	/* quarantine: oldest first */
+	struct quar *q;
+	size_t nq, capq;
+	uint64_t q_bytes;
+	uint32_t q_allocs; /* 0: no quarantine */
+	uint64_t q_max;	   /* bytes */
+	uint64_t allocs;   /* successful allocations, ever */
 };
 
 static int cmp_ival(const void *a, const void *b)
@@ -167,12 +183,40 @@ void sacc_iova_alloc_destroy(struct sacc_iova_alloc *a)
 		return;
 	free(a->free);
 	free(a->live);
+	free(a->q);
 	free(a);
 }
 
 uint64_t sacc_iova_page_size(const struct sacc_iova_alloc *a)
 {
 	return a->page;
+}
+
+static int unquarantine_oldest(struct sacc_iova_alloc *a);
+static void quarantine_expire(struct sacc_iova_alloc *a);
+
+static bool first_fit(struct sacc_iova_alloc *a, uint64_t data,
+		      uint64_t foot_m1, uint64_t *iova)
+{
+	for (size_t i = 0; i < a->nfree; i++) {
+		struct ival *f = &a->free[i];
+		uint64_t start = f->start; /* always page aligned */
+
+		if (f->end - start < foot_m1)
+			continue;
+		if (f->end - start == foot_m1) {
+			memmove(f, f + 1, (a->nfree - i - 1) * sizeof(*f));
+			a->nfree--;
+		} else {
+			f->start = start + foot_m1 + 1;
+		}
+		*iova = start + a->page;
+		a->live[a->nlive].iova = *iova;
+		a->live[a->nlive].len = data;
+		a->nlive++;
+		return true;
+	}
+	return false;
 }
 
 int sacc_iova_alloc(struct sacc_iova_alloc *a, uint64_t len, uint64_t *iova,
@@ -196,23 +240,16 @@ int sacc_iova_alloc(struct sacc_iova_alloc *a, uint64_t len, uint64_t *iova,
 		 sizeof(*a->live)))
 		return sacc_err_set(err, ENOMEM, "allocating IOVA bookkeeping");
 
-	for (size_t i = 0; i < a->nfree; i++) {
-		struct ival *f = &a->free[i];
-		uint64_t start = f->start; /* always page aligned */
-
-		if (f->end - start < foot_m1)
-			continue;
-		if (f->end - start == foot_m1) {
-			memmove(f, f + 1, (a->nfree - i - 1) * sizeof(*f));
-			a->nfree--;
-		} else {
-			f->start = start + foot_m1 + 1;
+	quarantine_expire(a);
+	for (;;) {
+		if (first_fit(a, data, foot_m1, iova)) {
+			a->allocs++;
+			return 0;
 		}
-		*iova = start + a->page;
-		a->live[a->nlive].iova = *iova;
-		a->live[a->nlive].len = data;
-		a->nlive++;
-		return 0;
+		/* Out of space: quarantine never makes an allocation fail
+		 * that would succeed without it. */
+		if (!a->nq || unquarantine_oldest(a))
+			break;
 	}
 	return sacc_err_set(
 	    err, ENOSPC,
@@ -221,30 +258,10 @@ int sacc_iova_alloc(struct sacc_iova_alloc *a, uint64_t len, uint64_t *iova,
 	    (unsigned long long)data, (unsigned long long)a->page, a->nlive);
 }
 
-int sacc_iova_free(struct sacc_iova_alloc *a, uint64_t iova,
-		   struct sacc_err *err)
+/* Put @iv into the free list, coalescing.  Room for one more first. */
+static void free_insert(struct sacc_iova_alloc *a, struct ival iv)
 {
-	struct ival iv;
-	size_t i, pos;
-
-	if (!a)
-		return sacc_err_set(err, EINVAL, "NULL allocator");
-	for (i = 0; i < a->nlive; i++)
-		if (a->live[i].iova == iova)
-			break;
-	if (i == a->nlive)
-		return sacc_err_set(
-		    err, ENOENT,
-		    "IOVA 0x%llx is not the start of an allocation",
-		    (unsigned long long)iova);
-	iv.start = iova - a->page;
-	iv.end = iova + a->live[i].len + a->page - 1;
-	/* Make room first so failure leaves everything unchanged. */
-	if (grow((void **)&a->free, &a->capfree, a->nfree + 1,
-		 sizeof(*a->free)))
-		return sacc_err_set(err, ENOMEM,
-				    "allocating the IOVA free list");
-	a->live[i] = a->live[--a->nlive];
+	size_t pos;
 
 	for (pos = 0; pos < a->nfree && a->free[pos].start < iv.start; pos++)
 		;
@@ -266,7 +283,98 @@ int sacc_iova_free(struct sacc_iova_alloc *a, uint64_t iova,
 			(a->nfree - pos - 1) * sizeof(*a->free));
 		a->nfree--;
 	}
+}
+
+/* The oldest quarantined footprint joins the free list.  -ENOMEM (and
+ * it stays quarantined) if the free list cannot grow. */
+static int unquarantine_oldest(struct sacc_iova_alloc *a)
+{
+	if (grow((void **)&a->free, &a->capfree, a->nfree + 1,
+		 sizeof(*a->free)))
+		return -ENOMEM;
+	free_insert(a, a->q[0].iv);
+	a->q_bytes -= a->q[0].iv.end - a->q[0].iv.start + 1;
+	memmove(&a->q[0], &a->q[1], (a->nq - 1) * sizeof(*a->q));
+	a->nq--;
 	return 0;
+}
+
+/* Release what has served its time: q_allocs later allocations, or
+ * the oldest while the quarantine holds more than q_max bytes. */
+static void quarantine_expire(struct sacc_iova_alloc *a)
+{
+	while (a->nq && (a->allocs - a->q[0].seq >= a->q_allocs ||
+			 a->q_bytes > a->q_max))
+		if (unquarantine_oldest(a))
+			return;
+}
+
+static int iova_free(struct sacc_iova_alloc *a, uint64_t iova, bool quar,
+		     struct sacc_err *err)
+{
+	struct ival iv;
+	size_t i;
+
+	if (!a)
+		return sacc_err_set(err, EINVAL, "NULL allocator");
+	for (i = 0; i < a->nlive; i++)
+		if (a->live[i].iova == iova)
+			break;
+	if (i == a->nlive)
+		return sacc_err_set(
+		    err, ENOENT,
+		    "IOVA 0x%llx is not the start of an allocation",
+		    (unsigned long long)iova);
+	iv.start = iova - a->page;
+	iv.end = iova + a->live[i].len + a->page - 1;
+	quar = quar && a->q_allocs;
+	/* Make room first so failure leaves everything unchanged. */
+	if (quar ? grow((void **)&a->q, &a->capq, a->nq + 1, sizeof(*a->q))
+		 : grow((void **)&a->free, &a->capfree, a->nfree + 1,
+			sizeof(*a->free)))
+		return sacc_err_set(err, ENOMEM,
+				    "allocating the IOVA free list");
+	a->live[i] = a->live[--a->nlive];
+	if (!quar) {
+		free_insert(a, iv);
+		return 0;
+	}
+	a->q[a->nq].iv = iv;
+	a->q[a->nq].seq = a->allocs;
+	a->nq++;
+	a->q_bytes += iv.end - iv.start + 1;
+	quarantine_expire(a);
+	return 0;
+}
+
+int sacc_iova_free(struct sacc_iova_alloc *a, uint64_t iova,
+		   struct sacc_err *err)
+{
+	return iova_free(a, iova, true, err);
+}
+
+int sacc_iova_release(struct sacc_iova_alloc *a, uint64_t iova,
+		      struct sacc_err *err)
+{
+	return iova_free(a, iova, false, err);
+}
+
+void sacc_iova_alloc_set_quarantine(struct sacc_iova_alloc *a, uint32_t allocs,
+				    uint64_t bytes)
+{
+	a->q_allocs = allocs;
+	a->q_max = bytes;
+	if (!allocs)
+		a->q_max = 0; /* drain: everything is over any limit */
+	while (a->nq && (!allocs || a->q_bytes > a->q_max ||
+			 a->allocs - a->q[0].seq >= a->q_allocs))
+		if (unquarantine_oldest(a))
+			break;
+}
+
+uint64_t sacc_iova_quarantine_bytes(const struct sacc_iova_alloc *a)
+{
+	return a->q_bytes;
 }
 
 uint64_t sacc_iova_free_bytes(const struct sacc_iova_alloc *a)

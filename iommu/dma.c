@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -192,6 +193,63 @@ int sacc_dma_explain_map_errno(int errnum, const struct sacc_dma_limits *lim,
 			    strerror(errnum));
 }
 
+/* ---- system memory ---- */
+
+uint64_t sacc_mem_reserve(uint64_t mem_total)
+{
+	return mem_total / 32 > SACC_MEM_RESERVE_MIN ? mem_total / 32
+						     : SACC_MEM_RESERVE_MIN;
+}
+
+int sacc_meminfo_read(const char *path, uint64_t *avail, uint64_t *total,
+		      struct sacc_err *err)
+{
+	unsigned long long kb;
+	bool has_avail = false, has_total = false;
+	char line[256];
+	FILE *f;
+
+	f = fopen(path, "re");
+	if (!f)
+		return sacc_err_set(err, ENOENT, "cannot read %s: %s", path,
+				    strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1) {
+			*avail = (uint64_t)kb * 1024;
+			has_avail = true;
+		} else if (sscanf(line, "MemTotal: %llu kB", &kb) == 1) {
+			*total = (uint64_t)kb * 1024;
+			has_total = true;
+		}
+	}
+	fclose(f);
+	if (!has_avail || !has_total)
+		return sacc_err_set(err, EINVAL,
+				    "%s has no MemAvailable or MemTotal line",
+				    path);
+	return 0;
+}
+
+int sacc_dma_check_memory(uint64_t avail, uint64_t total, uint64_t add,
+			  struct sacc_err *err)
+{
+	uint64_t reserve = sacc_mem_reserve(total);
+	char a[32], l[32], m[32], r[32];
+
+	if (add <= avail && avail - add >= reserve)
+		return 0;
+	return sacc_err_set(
+	    err, ENOMEM,
+	    "pinning %s would leave %s of MemAvailable (%s now), less than "
+	    "the %s libsacc keeps free: pinned memory cannot be reclaimed, "
+	    "and the OOM killer would end this process; free buffers, use "
+	    "smaller ones, or give the machine more memory",
+	    sacc_fmt_bytes(add, a, sizeof(a)),
+	    sacc_fmt_bytes(add <= avail ? avail - add : 0, l, sizeof(l)),
+	    sacc_fmt_bytes(avail, m, sizeof(m)),
+	    sacc_fmt_bytes(reserve, r, sizeof(r)));
+}
+
 /* ---- context ---- */
 
 struct sacc_dma_ctx {
@@ -207,7 +265,15 @@ struct sacc_dma_ctx {
 	uint64_t pinned;
 	uint32_t nr_maps;
 	struct sacc_dma_observer obs; /* callbacks NULL: none */
+	char meminfo[128];	      /* "": no memory check */
 };
+
+void sacc_dma_ctx_set_meminfo(struct sacc_dma_ctx *ctx, const char *path)
+{
+	pthread_mutex_lock(&ctx->lock);
+	snprintf(ctx->meminfo, sizeof(ctx->meminfo), "%s", path ? path : "");
+	pthread_mutex_unlock(&ctx->lock);
+}
 
 void sacc_dma_ctx_set_observer(struct sacc_dma_ctx *ctx,
 			       const struct sacc_dma_observer *obs)
@@ -261,6 +327,7 @@ int sacc_dma_ctx_create(struct sacc_dma_ctx **out, int container_fd,
 		return sacc_err_set(err, ENOMEM, "allocating the DMA context");
 	ctx->fd = container_fd;
 	ctx->info = *info;
+	snprintf(ctx->meminfo, sizeof(ctx->meminfo), "/proc/meminfo");
 	if (limits) {
 		ctx->limits = *limits;
 	} else {
@@ -285,6 +352,17 @@ int sacc_dma_ctx_create(struct sacc_dma_ctx **out, int container_fd,
 	if (ret)
 		goto fail;
 	ctx->page = sacc_iova_page_size(ctx->alloc);
+	/* Freed IOVA waits before reuse: a device holding a stale one
+	 * keeps faulting instead of reaching the next buffer. */
+	{
+		uint64_t q = sacc_iova_free_bytes(ctx->alloc) / 8;
+
+		sacc_iova_alloc_set_quarantine(
+		    ctx->alloc, SACC_IOVA_QUARANTINE_ALLOCS,
+		    q < SACC_IOVA_QUARANTINE_BYTES
+			? q
+			: SACC_IOVA_QUARANTINE_BYTES);
+	}
 	ret =
 	    sacc_dma_registry_create(&ctx->reg, ranges, nr, ctx->page, 0, err);
 	if (ret)
@@ -373,7 +451,8 @@ int sacc_dma_map(struct sacc_dma_ctx *ctx, void *vaddr, uint64_t len,
 	}
 	ret = do_map(ctx, va, at, map_len, flags);
 	if (ret) {
-		sacc_iova_free(ctx->alloc, at, NULL);
+		/* never mapped: no device can hold it */
+		sacc_iova_release(ctx->alloc, at, NULL);
 		if (ret == -ENOMEM || ret == -ENOSPC)
 			sacc_dma_explain_map_errno(ret, &ctx->limits,
 						   atomic_load(&process_pinned),
@@ -389,7 +468,8 @@ int sacc_dma_map(struct sacc_dma_ctx *ctx, void *vaddr, uint64_t len,
 	ret = sacc_dma_registry_add(ctx->reg, at, map_len, va, dir, name, err);
 	if (ret) {
 		do_unmap(ctx, at, map_len, NULL);
-		sacc_iova_free(ctx->alloc, at, NULL);
+		sacc_iova_release(ctx->alloc, at,
+				  NULL); /* no device was told */
 		goto out;
 	}
 	ctx->pinned += map_len;
@@ -497,6 +577,21 @@ int sacc_dma_buf_alloc(struct sacc_dma_ctx *ctx, uint64_t len,
 				    "DMA buffer '%s': bad length %" PRIu64,
 				    name ? name : "unnamed", len);
 	map_len = (len + ctx->page - 1) & ~(ctx->page - 1);
+	/* Before a page is touched: refuse what would wake the OOM killer
+	 * (the memset below and the pinning fault every page in). */
+	pthread_mutex_lock(&ctx->lock);
+	if (ctx->meminfo[0]) {
+		uint64_t avail, total;
+		struct sacc_err sub;
+
+		if (!sacc_meminfo_read(ctx->meminfo, &avail, &total, NULL) &&
+		    sacc_dma_check_memory(avail, total, map_len, &sub)) {
+			pthread_mutex_unlock(&ctx->lock);
+			return sacc_err_set(err, ENOMEM, "DMA buffer '%s': %s",
+					    name ? name : "unnamed", sub.msg);
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
 	va = map_aligned(map_len, ctx->page);
 	if (!va)
 		return sacc_err_set(

@@ -87,7 +87,8 @@ uint64_t sacc_iommu_min_page(uint64_t pgsizes);
  * ever adjacent and IOVA page 0 is never returned.  Range starts are
  * rounded up and ends rounded down to the page; ranges too small for
  * one page plus two guards are ignored.  Freed space is coalesced and
- * reused (guards included, so guards are preserved).  Not thread safe.
+ * reused (guards included, so guards are preserved), at once or after a
+ * quarantine (sacc_iova_alloc_set_quarantine).  Not thread safe.
  */
 struct sacc_iova_alloc;
 
@@ -113,11 +114,44 @@ uint64_t sacc_iova_page_size(const struct sacc_iova_alloc *a);
 int sacc_iova_alloc(struct sacc_iova_alloc *a, uint64_t len, uint64_t *iova,
 		    struct sacc_err *err);
 
-/* Free the allocation starting at @iova.  -ENOENT if not allocated. */
+/*
+ * Free the allocation starting at @iova.  -ENOENT if not allocated.
+ * With a quarantine set (below) the space is quarantined, not reusable
+ * at once.
+ */
 int sacc_iova_free(struct sacc_iova_alloc *a, uint64_t iova,
 		   struct sacc_err *err);
 
-/* Bytes in free intervals (guards of live allocations excluded). */
+/*
+ * Free without quarantine: for IOVA no device was ever told about (the
+ * map that was to use it failed).  -ENOENT if not allocated.
+ */
+int sacc_iova_release(struct sacc_iova_alloc *a, uint64_t iova,
+		      struct sacc_err *err);
+
+/*
+ * Quarantine of freed IOVA (off at create): a freed allocation (its
+ * guards included) is not handed out again until @allocs later
+ * allocations have been made, nor while it is among the newest @bytes
+ * of quarantined space (the oldest leaves first when more is held).
+ * So a stale IOVA a device still holds keeps faulting for a while
+ * instead of reaching the next buffer.  It never makes an allocation
+ * fail: when nothing else fits, the oldest quarantined space is used.
+ * @allocs 0 turns it off and releases everything quarantined.
+ */
+void sacc_iova_alloc_set_quarantine(struct sacc_iova_alloc *a, uint32_t allocs,
+				    uint64_t bytes);
+
+/* What the DMA context (sacc_dma_ctx_create) sets: 64 allocations, at
+ * most 1 GiB or an eighth of the usable IOVA space, if less. */
+#define SACC_IOVA_QUARANTINE_ALLOCS 64u
+#define SACC_IOVA_QUARANTINE_BYTES  (1ull << 30)
+
+/* Bytes held in quarantine, guards included. */
+uint64_t sacc_iova_quarantine_bytes(const struct sacc_iova_alloc *a);
+
+/* Bytes in free intervals (guards of live allocations and quarantined
+ * space excluded). */
 uint64_t sacc_iova_free_bytes(const struct sacc_iova_alloc *a);
 
 /* Number of live allocations. */
@@ -185,6 +219,39 @@ int sacc_dma_check_limits(const struct sacc_dma_limits *lim, uint64_t pinned,
 int sacc_dma_explain_map_errno(int errnum, const struct sacc_dma_limits *lim,
 			       uint64_t pinned, uint32_t nr_new,
 			       uint64_t add_bytes, struct sacc_err *err);
+
+/*
+ * Memory the system can give before the OOM killer runs.  Pinned DMA
+ * memory cannot be swapped or reclaimed, and VFIO_IOMMU_MAP_DMA faults
+ * the pages in inside the kernel, where running out of memory does not
+ * fail the ioctl: the OOM killer picks a process (with a buffer that
+ * large, ours).  So a buffer is refused up front when pinning it would
+ * leave less than a reserve of MemAvailable (/proc/meminfo).  This is
+ * an estimate taken before the pages are touched, not a guarantee: it
+ * does not see cgroup memory limits, nor what other processes allocate
+ * meanwhile.
+ */
+#define SACC_MEM_RESERVE_MIN (64ull << 20)
+
+/* Bytes to keep available: max(64 MiB, MemTotal / 32). */
+uint64_t sacc_mem_reserve(uint64_t mem_total);
+
+/*
+ * MemAvailable and MemTotal, in bytes, from @path (a /proc/meminfo
+ * text).  -ENOENT if it cannot be read, -EINVAL if a field is missing.
+ */
+int sacc_meminfo_read(const char *path, uint64_t *avail, uint64_t *total,
+		      struct sacc_err *err);
+
+/*
+ * 0 if pinning @add bytes more leaves at least sacc_mem_reserve(@total)
+ * of @avail; else -ENOMEM "pinning 256 MiB would leave 12 MiB of
+ * MemAvailable (268 MiB), less than the 64 MiB reserve: the OOM killer
+ * would end this process; free buffers, use smaller ones or give the
+ * machine more memory".
+ */
+int sacc_dma_check_memory(uint64_t avail, uint64_t total, uint64_t add,
+			  struct sacc_err *err);
 
 /* ---- mapping registry ---- */
 
@@ -375,11 +442,16 @@ struct sacc_dma_buf {
 
 /*
  * mmap fresh zeroed anonymous pages for @len bytes and sacc_dma_map()
- * them.  On failure nothing is left allocated.
+ * them.  On failure nothing is left allocated.  -ENOMEM before any page
+ * is touched if sacc_dma_check_memory() refuses it (the context's
+ * meminfo file, /proc/meminfo unless changed; skipped if unreadable).
  */
 int sacc_dma_buf_alloc(struct sacc_dma_ctx *ctx, uint64_t len,
 		       enum sacc_dma_dir dir, const char *name,
 		       struct sacc_dma_buf *buf, struct sacc_err *err);
+
+/* Test seam: read @path instead of /proc/meminfo (NULL: no check). */
+void sacc_dma_ctx_set_meminfo(struct sacc_dma_ctx *ctx, const char *path);
 
 /* sacc_dma_unmap() then munmap.  The buffer is zeroed afterwards. */
 int sacc_dma_buf_free(struct sacc_dma_ctx *ctx, struct sacc_dma_buf *buf,

@@ -135,6 +135,22 @@ bool sacc_cq_peek(const struct sacc_cq *cq, struct sacc_cqe *out)
 	return true;
 }
 
+bool sacc_cq_peek_at(const struct sacc_cq *cq, uint32_t k, struct sacc_cqe *out)
+{
+	uint32_t idx = sacc_ring_add(cq->head, k, cq->size);
+	uint16_t want = cq->head + (k & (cq->size - 1)) >= cq->size
+			    ? cq->phase ^ 1
+			    : cq->phase;
+	const struct sacc_cqe *e = &cq->entries[idx];
+	uint16_t phase = cqe_phase_acquire(e);
+
+	if ((phase & SACC_CQE_PHASE) != want)
+		return false;
+	if (out)
+		cqe_copy(e, out, phase);
+	return true;
+}
+
 void sacc_cq_advance(struct sacc_cq *cq)
 {
 	cq->head = sacc_ring_next(cq->head, cq->size);

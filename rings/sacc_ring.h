@@ -179,6 +179,16 @@ int sacc_cq_init(struct sacc_cq *cq, void *entries, uint32_t size);
  */
 bool sacc_cq_peek(const struct sacc_cq *cq, struct sacc_cqe *out);
 
+/*
+ * Like sacc_cq_peek(), for the entry @k slots after head (k < size),
+ * judged by the phase it would carry on the lap it belongs to: the
+ * expected phase, flipped if head + k wraps.  For consistency checks
+ * (a valid entry behind an invalid head means a completion was lost;
+ * k = size - 1 is the slot the device must keep free).
+ */
+bool sacc_cq_peek_at(const struct sacc_cq *cq, uint32_t k,
+		     struct sacc_cqe *out);
+
 /* Consume the entry at head: head++, flipping the phase on wrap. */
 void sacc_cq_advance(struct sacc_cq *cq);
 

@@ -63,6 +63,8 @@ int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,
 	*out = NULL;
 	if (!dev || !dev->dma)
 		return sacc_seterr(dev, EBADF, "sacc_buf_alloc: no device");
+	if (dev->gone)
+		return sacc_gone_err(dev);
 	if (!name || !*name)
 		name = "unnamed";
 	if (len == 0 || len > (size_t)1 << 40)

@@ -153,6 +153,123 @@ void sacc_irq_disable(struct sacc_dev *dev)
 	dev->irq_enabled = false;
 }
 
+/* ---- device request: the kernel wants the device back ---- */
+
+/*
+ * vfio-pci signals the device request eventfd when the kernel needs the
+ * device released (unbind, hot unplug) and waits, re-signalling every
+ * 10 s, until every fd of the device is closed; without one registered
+ * it logs "No device request channel registered, blocked until released
+ * by user" and the unbind hangs.  libsacc has no thread: the eventfd is
+ * looked at where libsacc already sleeps or makes slow-path calls
+ * (sacc_wait() polls it, sacc_poll() reads it every SACC_HEALTH_EVERY
+ * polls, sacc_check()).  A process that never calls into libsacc keeps
+ * the device until it does, or exits.  Optional: a kernel without the
+ * request IRQ leaves req_fd at -1.
+ */
+void sacc_req_enable(struct sacc_dev *dev)
+{
+	struct vfio_irq_info ii = {.argsz = sizeof(ii),
+				   .index = VFIO_PCI_REQ_IRQ_INDEX};
+	union {
+		struct vfio_irq_set set;
+		char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+	} u;
+	int32_t fd;
+
+	if (dev->req_fd >= 0 || dev->device_fd < 0)
+		return;
+	if (ioctl(dev->device_fd, VFIO_DEVICE_GET_IRQ_INFO, &ii) ||
+	    ii.count < 1 || !(ii.flags & VFIO_IRQ_INFO_EVENTFD))
+		return;
+	fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (fd < 0)
+		return;
+	memset(&u, 0, sizeof(u));
+	u.set.argsz = sizeof(u.buf);
+	u.set.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+	u.set.index = VFIO_PCI_REQ_IRQ_INDEX;
+	u.set.start = 0;
+	u.set.count = 1;
+	memcpy(u.set.data, &fd, sizeof(fd));
+	if (ioctl(dev->device_fd, VFIO_DEVICE_SET_IRQS, &u.set)) {
+		close(fd);
+		return;
+	}
+	dev->req_fd = fd;
+}
+
+void sacc_req_disable(struct sacc_dev *dev)
+{
+	struct vfio_irq_set set = {
+	    .argsz = sizeof(set),
+	    .flags = VFIO_IRQ_SET_DATA_NONE | VFIO_IRQ_SET_ACTION_TRIGGER,
+	    .index = VFIO_PCI_REQ_IRQ_INDEX,
+	    .start = 0,
+	    .count = 0,
+	};
+
+	if (dev->req_fd < 0)
+		return;
+	if (dev->device_fd >= 0)
+		ioctl(dev->device_fd, VFIO_DEVICE_SET_IRQS, &set);
+	close(dev->req_fd);
+	dev->req_fd = -1;
+}
+
+int sacc_gone_err(struct sacc_dev *dev)
+{
+	return sacc_seterr(dev, ENODEV, "%s", dev->why_gone.msg);
+}
+
+/*
+ * Let go of the device so the kernel can unbind it: stop its DMA
+ * (disable, reset, bus master off), drop what was outstanding, then
+ * give back everything that holds the VFIO device open: the BAR
+ * mappings, the interrupt eventfds, the device fd.  The container and
+ * the DMA mappings stay, so buffers stay valid memory until
+ * sacc_buf_free() or sacc_close().
+ */
+static void release_device(struct sacc_dev *dev)
+{
+	uint32_t lost = dev->sq.size ? sacc_sq_in_flight(&dev->sq) : 0;
+
+	sacc_hw_quiesce(dev);
+	if (dev->device_fd >= 0)
+		sacc_disable_bus_master(dev);
+	sacc_queue_abandon(dev);
+	dev->initialised = false;
+	sacc_req_disable(dev);
+	sacc_irq_disable(dev);
+	if (dev->irq_fd >= 0)
+		close(dev->irq_fd);
+	dev->irq_fd = -1;
+	sacc_bar_unmap(dev);
+	if (dev->device_fd >= 0)
+		close(dev->device_fd);
+	dev->device_fd = -1;
+	dev->gone = true;
+	sacc_err_set(&dev->why_gone, ENODEV,
+		     "%s: the kernel asked for the device back (unbind or "
+		     "removal), so libsacc stopped it and let go of it (%u "
+		     "outstanding operation%s abandoned); call sacc_close() "
+		     "and reopen it once it is bound to vfio-pci again",
+		     dev->bdf, lost, lost == 1 ? "" : "s");
+}
+
+int sacc_req_check(struct sacc_dev *dev)
+{
+	uint64_t cnt = 0;
+
+	if (dev->gone)
+		return sacc_gone_err(dev);
+	if (dev->req_fd < 0 ||
+	    read(dev->req_fd, &cnt, sizeof(cnt)) != sizeof(cnt) || !cnt)
+		return 0;
+	release_device(dev);
+	return sacc_gone_err(dev);
+}
+
 /* ---- reset and init ---- */
 
 static void short_sleep(unsigned int iter)
@@ -315,6 +432,7 @@ int sacc_hw_init(struct sacc_dev *dev)
 	}
 	dev->initialised = true;
 	dev->broken = false;
+	sacc_progress_reset(dev);
 	return 0;
 }
 
@@ -381,6 +499,7 @@ int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
 	dev->group = -1;
 	dev->container_fd = dev->group_fd = dev->device_fd = -1;
 	dev->irq_fd = -1;
+	dev->req_fd = -1;
 	dev->sq_entries = sq;
 	dev->cq_entries = cq;
 	dev->doorbell = opts ? opts->doorbell : SACC_DOORBELL_MMAP;
@@ -390,6 +509,7 @@ int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
 	ret = sacc_vfio_open(dev);
 	if (ret)
 		goto fail;
+	sacc_req_enable(dev); /* optional: unbind hangs without it */
 	ret = sacc_dev_dma_open(dev);
 	if (ret)
 		goto fail;
@@ -445,6 +565,7 @@ void sacc_close(struct sacc_dev *dev)
 	sacc_dev_journal_close(dev);
 	/* 3. Close everything. */
 	sacc_bar_unmap(dev);
+	sacc_req_disable(dev);
 	if (dev->irq_fd >= 0)
 		close(dev->irq_fd);
 	dev->irq_fd = -1;
@@ -458,6 +579,8 @@ int sacc_reset(struct sacc_dev *dev)
 
 	if (!dev)
 		return sacc_seterr(NULL, EINVAL, "sacc_reset: dev is NULL");
+	if (dev->gone)
+		return sacc_gone_err(dev);
 	if (dev->flags & SACC_OPEN_NO_INIT) {
 		sacc_wr(dev, SACC_REG_CTRL, 0);
 		ret = sacc_hw_reset(dev, true);

@@ -14,9 +14,20 @@
  * Errors: every call that can fail returns a negative errno and leaves a
  * message with context, readable with sacc_errmsg(dev) (or
  * sacc_errmsg(NULL) for calls without a device, and for sacc_open()).
- * libsacc never prints, never aborts and never polls the device
- * without a bound (sacc_wait() with a negative timeout sleeps on the
- * MSI-X eventfd until an interrupt, which a fatal device error raises).
+ * libsacc never prints, never aborts and never waits on the device
+ * without looking at it: sacc_wait() with a negative timeout sleeps in
+ * slices and checks the device between them.
+ *
+ * The device is not trusted: a completion that cannot be the device's
+ * (wrong req_id, order, length or status, lost, forged into a slot the
+ * device may not write), a device reset behind libsacc's back and a
+ * device that stops completing work are device errors: -EIO, and the
+ * device is untrusted until sacc_reset().  When the kernel asks for the
+ * device back (unbind), libsacc stops it and lets go of it at its next
+ * slow-path look (sacc_wait(), sacc_poll(), sacc_check()); every call
+ * then returns -ENODEV: sacc_close() it and open it again.  A process
+ * that never calls into libsacc keeps the device (and the unbind
+ * waiting) until it does or exits.
  *
  * Threads: a sacc_dev is not thread safe; use one per thread or lock
  * around it.  Different devices may be used from different threads.
@@ -180,7 +191,7 @@ void sacc_close(struct sacc_dev *dev);
  * Reset (FLR, or CTRL.RESET) and run the init sequence again.  Every
  * outstanding operation is abandoned (no result for it); buffers stay
  * mapped.  Also the way out of a fatal device error or an untrusted
- * completion.
+ * completion.  -ENODEV once the kernel took the device back.
  */
 int sacc_reset(struct sacc_dev *dev);
 
@@ -284,29 +295,44 @@ int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops,
 		unsigned int n);
 
 /*
- * Reap up to @max completions without blocking, writing CQ_HEAD once.
- * Every completion is checked: a req_id that is not the oldest
- * outstanding one (unknown or out of ring order), a result_len larger
- * than the requested length, an OK status with a short result_len or an
- * unknown status is a device error: counted, reported as -EIO with the
- * details, never passed on as a result; the device is then untrusted
- * until sacc_reset().  Results before the bad entry are returned first.
- * Also reports -EIO when the device has stopped on a fatal error
- * (checked on IRQ and every few thousand empty polls).
+ * Reap up to @max completions without blocking, writing CQ_HEAD once
+ * (at most CQ_SIZE - 1 per call: all the device may post between two
+ * CQ_HEAD writes).  Every completion is checked: a req_id that is not
+ * the oldest outstanding one (unknown or out of ring order), a
+ * result_len larger than the requested length, an OK status with a
+ * short result_len or an unknown status is a device error: counted,
+ * reported as -EIO with the details, never passed on as a result; the
+ * device is then untrusted until sacc_reset().  Results before the bad
+ * entry are returned first.  So is a valid entry in the slot the device
+ * must keep free (a forged completion).
+ * Every few thousand empty polls (the slow path) it also looks at the
+ * device: -EIO if it stopped (fatal error, reset behind our back), if a
+ * completion was lost (a valid entry after an empty head), if a
+ * completion libsacc took was not the device's (a stall probe: see
+ * queue.c), or if nothing completed for 30 s with work outstanding;
+ * -ENODEV once the kernel asked for the device back.
  * Returns the number of results (0: none ready) or -errno.
  */
 int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max);
 
 /*
- * Sleep until a completion is ready (1), @timeout_ms passes (0; < 0
- * waits forever) or the device stops (-EIO).  Only operations
+ * Sleep until a completion is ready (1), @timeout_ms passes (0; < 0:
+ * no timeout) or a device error (-EIO: stopped, reset under us, lost or
+ * forged completion, no completion for 30 s with work outstanding) or
+ * the kernel asking for the device back (-ENODEV).  Only operations
  * submitted with SACC_OPF_IRQ raise the interrupt.  Waits on the MSI-X
- * eventfd with poll(), acknowledges IRQ_STATUS.  Returns at once if a
- * completion is already there.
+ * and device request eventfds with poll(), in slices of 250 ms with
+ * sacc_poll()'s slow-path checks between them (one STATUS read a
+ * slice); acknowledges IRQ_STATUS.  Returns at once if a completion is
+ * already there.
  */
 int sacc_wait(struct sacc_dev *dev, int timeout_ms);
 
-/* Read STATUS: 0 if READY, -EIO (with the fault record) if stopped. */
+/*
+ * Read STATUS: 0 if READY, -EIO (with the fault record) if stopped,
+ * -EIO if it was reset or disabled behind libsacc's back, -ENODEV if
+ * the kernel asked for the device back (libsacc let go of it).
+ */
 int sacc_check(struct sacc_dev *dev);
 
 struct sacc_stats {

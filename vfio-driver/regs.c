@@ -80,6 +80,8 @@ void sacc_fault_regs_read(struct sacc_dev *dev, struct sacc_fault_regs *f)
 
 static int check_reg_off(struct sacc_dev *dev, uint32_t off)
 {
+	if (dev && dev->gone)
+		return sacc_gone_err(dev);
 	if (!dev || (dev->device_fd < 0 && !dev->regs))
 		return sacc_seterr(dev, EBADF, "device is not open");
 	if (off % 4 || off >= SACC_BAR0_SIZE)

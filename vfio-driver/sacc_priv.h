@@ -20,7 +20,10 @@
 
 /* Bounds on how long we believe the device (never trust it to answer). */
 #define SACC_READY_TIMEOUT_MS 1000
-#define SACC_HEALTH_EVERY     4096 /* empty polls between STATUS reads */
+#define SACC_HEALTH_EVERY     4096  /* polls between slow-path checks */
+#define SACC_WAIT_SLICE_MS    250   /* sacc_wait() looks at the device */
+#define SACC_STALL_PROBE_MS   1000  /* no completion: probe the CQ */
+#define SACC_HANG_MS	      30000 /* no completion: the device hung */
 
 /* What the driver remembers about one submitted descriptor. */
 struct sacc_track {
@@ -61,10 +64,12 @@ struct sacc_dev {
 	int group_fd;
 	int device_fd;
 	int irq_fd;	  /* eventfd for MSI-X vector 0, or -1 */
+	int req_fd;	  /* eventfd for the device request IRQ, or -1 */
 	bool irq_enabled; /* VFIO_DEVICE_SET_IRQS done */
 	bool has_flr;	  /* VFIO_DEVICE_FLAGS_RESET */
 	bool initialised; /* rings programmed, ENABLE set */
 	bool broken;	  /* the device lied; reset before reuse */
+	bool gone;	  /* the kernel asked for it back; we let go */
 	enum sacc_doorbell doorbell;
 	unsigned int flags;
 
@@ -86,7 +91,22 @@ struct sacc_dev {
 	struct sacc_cqe *cqe_tmp; /* reap scratch, cq_entries */
 	uint32_t next_req_id;
 	uint32_t empty_polls;
+	uint32_t busy_polls;
 	struct sacc_err why_broken; /* why it is untrusted */
+	struct sacc_err why_gone;   /* why it was released */
+
+	/*
+	 * Progress watch (queue.c, slow path only): since when nothing was
+	 * reaped with work outstanding (0: not watching), and the CQ_HEAD
+	 * rewind probe that tells a device stuck one completion behind
+	 * (a completion libsacc took was not the device's) from a slow one.
+	 */
+	uint64_t stall_t0;
+	uint64_t probe_at;	 /* next probe not before */
+	uint64_t probe_armed_at; /* 0: no probe running */
+	uint32_t probe_slot; /* the consumed slot CQ_HEAD was moved back to */
+	uint32_t hang_ms;    /* SACC_HANG_MS; tests shorten it */
+	uint32_t stall_probe_ms; /* SACC_STALL_PROBE_MS; tests shorten it */
 
 	struct sacc_buf *bufs; /* every live buffer */
 	struct sacc_stats stats;
@@ -145,6 +165,13 @@ int sacc_bar_map(struct sacc_dev *dev);
 void sacc_bar_unmap(struct sacc_dev *dev);
 int sacc_irq_enable(struct sacc_dev *dev);
 void sacc_irq_disable(struct sacc_dev *dev);
+/* The device request IRQ (the kernel wants the device back: unbind). */
+void sacc_req_enable(struct sacc_dev *dev);
+void sacc_req_disable(struct sacc_dev *dev);
+/* -ENODEV (and the device let go of) if the kernel asked for it. */
+int sacc_req_check(struct sacc_dev *dev);
+/* -ENODEV with the message, once the device was let go of. */
+int sacc_gone_err(struct sacc_dev *dev);
 int sacc_hw_reset(struct sacc_dev *dev, bool flr);
 int sacc_hw_init(struct sacc_dev *dev);
 void sacc_hw_quiesce(struct sacc_dev *dev);
@@ -156,6 +183,7 @@ void sacc_queue_free(struct sacc_dev *dev);
 void sacc_queue_abandon(struct sacc_dev *dev);
 int sacc_mark_broken(struct sacc_dev *dev, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void sacc_progress_reset(struct sacc_dev *dev);
 
 /* buf.c */
 int sacc_dev_dma_open(struct sacc_dev *dev);

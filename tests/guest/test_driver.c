@@ -18,6 +18,7 @@
 #include <inttypes.h>
 #include <linux/capability.h>
 #include <linux/vfio.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1775,6 +1776,183 @@ START_TEST(untrusted_completions)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* issue 9: the device is not trusted, nothing hangs                   */
+/* ------------------------------------------------------------------ */
+
+/* Wait (bounded) until @n CQ entries carry phase 1. */
+static void wait_posted(const struct sacc_cqe *cq, unsigned int size,
+			unsigned int n)
+{
+	unsigned int posted = 0;
+	uint64_t t0 = now_ns();
+
+	do {
+		posted = 0;
+		for (unsigned int i = 0; i < size; i++)
+			posted +=
+			    __atomic_load_n(&cq[i].phase, __ATOMIC_ACQUIRE) & 1;
+	} while (posted < n && now_ns() - t0 < 10000000000ull);
+	ck_assert_msg(posted == n, "%u completions posted, want %u", posted, n);
+}
+
+/*
+ * A well-formed completion DMA-written by the device itself (a MEMCPY
+ * it was told to do) into the CQ slot it keeps free, naming a queued
+ * 1 MiB XFORM it has not run: the CQ is full, so it never will.
+ */
+START_TEST(forged_completion)
+{
+	struct sacc_open_opts o = {.sq_entries = 16, .cq_entries = 4};
+	struct sacc_buf *forger, *src, *dst;
+	struct sacc_result res[16];
+	struct sacc_op ops[3];
+	struct sacc_desc d = {0};
+	struct sacc_cqe forged;
+	const struct sacc_cqe *cq;
+	struct sacc_dev *dev;
+	int id, k = 0, got = 0;
+
+	BEGIN();
+	dev = open_dev(0, &o);
+	cq = (const struct sacc_cqe *)(uintptr_t)mapping_at(
+		 dev, sacc_dev_cq_iova(dev))
+		 .vaddr;
+	forger = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "forger");
+	src = alloc_buf(dev, MiB, SACC_DMA_TO_DEVICE, "f src");
+	dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "f dst");
+	fill_random(va(src), MiB);
+	memset(va(dst), CANARY, MiB);
+	/* req_ids are sequential: learn the next one, then start afresh
+	 * (CQ head 0, phase 1) with the forgery in place before the
+	 * doorbell that makes the device copy it. */
+	ops[0] = (struct sacc_op){.opcode = SACC_OP_NOP};
+	ck_assert_int_eq(sacc_submit(dev, ops, 1), 1);
+	reap_n(dev, res, 1);
+	id = (int)res[0].req_id + 1;
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	forged = (struct sacc_cqe){.req_id = (uint32_t)id + 3,
+				   .result_len = MiB,
+				   .status = SACC_STS_OK,
+				   .phase = 1};
+	memcpy(va(forger), &forged, sizeof(forged));
+	d.opcode = SACC_OP_MEMCPY;
+	d.src = sacc_buf_iova(forger);
+	d.dst = sacc_dev_cq_iova(dev) + 3 * sizeof(struct sacc_cqe);
+	d.length = sizeof(struct sacc_cqe);
+	ck_assert_int_eq(sacc_submit_raw(dev, &d), id);
+	ops[0] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = 1};
+	ops[1] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = 2};
+	ops[2] = (struct sacc_op){.opcode = SACC_OP_XFORM,
+				  .len = MiB,
+				  .src = src,
+				  .dst = dst,
+				  .cookie = 99};
+	ck_assert_int_eq(sacc_submit(dev, ops, 3), 3);
+	wait_posted(cq, 4, 4); /* three completions and the forgery */
+	sleep_ms(100);
+	/* The CQ is full: the device has not run the XFORM the forged
+	 * entry claims is done. */
+	check_canary("dst of the XFORM the device has not run", va(dst), MiB);
+	for (int i = 0; i < 100; i++) {
+		k = sacc_poll(dev, res, 16);
+		if (k < 0)
+			break;
+		for (int j = 0; j < k; j++)
+			ck_assert_msg(res[j].cookie != 99,
+				      "the forged XFORM completion was "
+				      "accepted (status %u, result_len %u)",
+				      res[j].status, res[j].result_len);
+		got += k;
+	}
+	ck_assert_int_eq(got, 3);
+	ck_assert_msg(k == -EIO, "sacc_poll: %d (%s)", k, sacc_errmsg(dev));
+	assert_msg_has(sacc_errmsg(dev), "forged");
+	assert_msg_has(sacc_errmsg(dev), "slot 3");
+	assert_msg_has(sacc_errmsg(dev), "sacc_reset()");
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	one_verified_op(dev, SACC_OP_XFORM, src, dst, MiB);
+	sacc_close(dev);
+}
+END_TEST
+
+/* A NOP's completion overwritten with zeros before it is reaped; the
+ * device's next one sits in the following slot. */
+START_TEST(erased_completion)
+{
+	struct sacc_op ops[2] = {
+	    {.opcode = SACC_OP_NOP, .flags = SACC_OPF_IRQ, .cookie = 1},
+	    {.opcode = SACC_OP_NOP, .flags = SACC_OPF_IRQ, .cookie = 2}};
+	struct sacc_result res[2];
+	struct sacc_cqe *cq;
+	struct sacc_dev *dev;
+	uint64_t t0;
+	int k = 0;
+
+	BEGIN();
+	for (int mode = 0; mode < 2; mode++) {
+		dev = open_dev(0, NULL);
+		cq = (struct sacc_cqe *)(uintptr_t)mapping_at(
+			 dev, sacc_dev_cq_iova(dev))
+			 .vaddr;
+		ck_assert_int_eq(sacc_submit(dev, ops, 2), 2);
+		wait_posted(cq, SACC_DEFAULT_ENTRIES, 2);
+		memset(&cq[0], 0, sizeof(cq[0]));
+		t0 = now_ns();
+		if (mode == 0) {
+			for (int i = 0; i < 100000 && k == 0; i++)
+				k = sacc_poll(dev, res, 2);
+		} else {
+			k = sacc_wait(dev, 1000);
+		}
+		ck_assert_msg(k == -EIO, "%s: %d (%s)",
+			      mode ? "sacc_wait(1000)" : "sacc_poll", k,
+			      sacc_errmsg(dev));
+		ck_assert_uint_lt(now_ns() - t0, 5000000000ull);
+		assert_msg_has(sacc_errmsg(dev), "completion lost");
+		assert_msg_has(sacc_errmsg(dev), "sacc_reset()");
+		ck_assert_int_eq(sacc_reset(dev), 0);
+		ck_assert_int_eq(sacc_submit(dev, ops, 2), 2);
+		reap_n(dev, res, 2);
+		sacc_close(dev);
+		k = 0;
+	}
+}
+END_TEST
+
+/* Freed IOVA is quarantined: a device still holding it faults, for
+ * many allocations after, instead of writing into a new buffer. */
+START_TEST(use_after_unmap_quarantined)
+{
+	struct sacc_buf *src, *victim, *next[16];
+	struct sacc_desc d = {0};
+	struct sacc_dev *dev;
+	uint64_t stale;
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+	src = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "q src");
+	fill_random(va(src), 4096);
+	victim = alloc_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "q victim");
+	stale = sacc_buf_iova(victim);
+	ck_assert_int_eq(sacc_buf_free(victim), 0);
+	for (int i = 0; i < 16; i++) {
+		next[i] = alloc_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "q next");
+		ck_assert_uint_ne(sacc_buf_iova(next[i]), stale);
+		memset(va(next[i]), CANARY, 4096);
+	}
+	d.opcode = SACC_OP_MEMCPY;
+	d.src = sacc_buf_iova(src);
+	d.dst = stale;
+	d.length = 4096;
+	raw_expect_fault(dev, d, stale, "write through a stale IOVA");
+	for (int i = 0; i < 16; i++)
+		check_canary("buffers allocated after the unmap", va(next[i]),
+			     4096);
+	sacc_close(dev);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 /* reset and recover                                                   */
 /* ------------------------------------------------------------------ */
 
@@ -1827,6 +2005,95 @@ START_TEST(reset_inflight)
 	dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "r dst2");
 	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, MiB);
 	one_verified_op(dev, SACC_OP_XFORM, src, dst, 777);
+	sacc_close(dev);
+}
+END_TEST
+
+/* Write @val to a sysfs attribute of @bdf; 0 or -errno. */
+static int sysfs_write(const char *bdf, const char *attr, const char *val)
+{
+	char path[128];
+	int fd, ret = 0;
+
+	snprintf(path, sizeof(path), "/sys/bus/pci/devices/%s/%s", bdf, attr);
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, val, strlen(val)) < 0)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+/*
+ * The device is reset from outside (its sysfs reset file: an FLR by the
+ * kernel) while 4000 interrupt-flagged ops are outstanding and the
+ * process sleeps in sacc_wait(dev, -1): it must wake with a device
+ * error, not sleep for ever.
+ */
+START_TEST(reset_from_outside)
+{
+	struct sacc_open_opts o = {.sq_entries = 4096};
+	static struct sacc_op ops[4000];
+	static struct sacc_result res[4096];
+	struct sacc_buf *src, *dst;
+	struct sacc_dev *dev;
+	uint64_t t_reset = 0, t0;
+	int r, status, rc;
+	pid_t pid;
+
+	BEGIN();
+	dev = open_dev(0, &o);
+	src = alloc_buf(dev, MiB, SACC_DMA_TO_DEVICE, "x src");
+	dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "x dst");
+	for (unsigned int i = 0; i < 4000; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+					  .flags = SACC_OPF_IRQ,
+					  .len = MiB,
+					  .src = src,
+					  .dst = dst,
+					  .cookie = i};
+	ck_assert_int_eq(sacc_submit(dev, ops, 4000), 4000);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		sleep_ms(200);
+		_exit(sysfs_write(sacc_dev_bdf(dev), "reset", "1") ? 1 : 0);
+	}
+	t0 = now_ns();
+	for (;;) {
+		r = sacc_wait(dev, -1);
+		if (r < 0)
+			break;
+		ck_assert_int_eq(r, 1);
+		r = sacc_poll(dev, res, 4096);
+		if (r < 0)
+			break;
+		ck_assert_msg(now_ns() - t0 < 60000000000ull,
+			      "still reaping after 60 s");
+		if (!t_reset && waitpid(pid, &status, WNOHANG) == pid)
+			t_reset = now_ns();
+	}
+	if (!t_reset) {
+		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+		t_reset = t0 + 200000000ull;
+	}
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "writing 1 to %s's sysfs reset failed",
+		      sacc_dev_bdf(dev));
+	ck_assert_msg(r == -EIO, "sacc_wait/sacc_poll: %d (%s)", r,
+		      sacc_errmsg(dev));
+	ck_assert_msg(sacc_outstanding(dev) > 0,
+		      "all 4000 ops were done before the reset: nothing shown");
+	ck_assert_msg(now_ns() - t_reset < 5000000000ull,
+		      "the reset was noticed %.1f s after it",
+		      (double)(now_ns() - t_reset) / 1e9);
+	assert_msg_has(sacc_errmsg(dev), "reset or disabled behind");
+	assert_msg_has(sacc_errmsg(dev), "sacc_reset()");
+	ck_assert_int_eq(sacc_wait(dev, -1), -EIO); /* sticky */
+	rc = sacc_reset(dev);
+	ck_assert_msg(rc == 0, "sacc_reset: %d: %s", rc, sacc_errmsg(dev));
+	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 64 * KiB);
 	sacc_close(dev);
 }
 END_TEST
@@ -2078,6 +2345,54 @@ START_TEST(bad_bdf)
 END_TEST
 
 /* ---- memlock too low: in a child without CAP_IPC_LOCK ---- */
+
+/* MemAvailable of the guest in bytes. */
+static uint64_t mem_available(void)
+{
+	char line[256];
+	unsigned long long kb = 0;
+	FILE *f = fopen("/proc/meminfo", "re");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemAvailable: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	ck_assert_uint_gt(kb, 0);
+	return (uint64_t)kb * 1024;
+}
+
+/*
+ * A buffer the machine cannot spare fails with -ENOMEM and says what to
+ * do, before a page is touched: pinning it would wake the OOM killer.
+ */
+START_TEST(out_of_memory_refused)
+{
+	struct sacc_buf *b = (struct sacc_buf *)1;
+	struct sacc_dev *dev;
+	long lck0;
+	uint64_t ask;
+	int ret;
+
+	BEGIN();
+	dev = open_dev(0, NULL);
+	lck0 = vmlck_kb();
+	/* all but 16 MiB of what is available: inside the reserve */
+	ask = mem_available() - 16 * MiB;
+	ret = sacc_buf_alloc(dev, ask, SACC_DMA_FROM_DEVICE, "too big", &b);
+	ck_assert_msg(ret == -ENOMEM, "sacc_buf_alloc(%" PRIu64 "): %d: %s",
+		      ask, ret, sacc_errmsg(dev));
+	ck_assert_ptr_null(b);
+	assert_msg_has(sacc_errmsg(dev), "MemAvailable");
+	assert_msg_has(sacc_errmsg(dev), "OOM killer");
+	assert_msg_has(sacc_errmsg(dev), "'too big'");
+	ck_assert_int_eq(vmlck_kb(), lck0);
+	/* the device is fine, and modest buffers still work */
+	b = alloc_buf(dev, 64 * MiB, SACC_DMA_FROM_DEVICE, "fits");
+	ck_assert_int_eq(sacc_buf_free(b), 0);
+	sacc_close(dev);
+}
+END_TEST
 
 static int drop_ipc_lock(void)
 {
@@ -2441,6 +2756,119 @@ START_TEST(unbound_device)
 }
 END_TEST
 
+/*
+ * A process holds the device (in sacc_wait(-1), or busy polling) and
+ * the kernel is asked to unbind it: the device request reaches libsacc,
+ * which lets go, so the unbind finishes in seconds, not when the holder
+ * exits; the holder gets -ENODEV.  Then it is bound again.
+ */
+static int holder(const char *bdf, int mode, int ready)
+{
+	struct sacc_op op = {.opcode = SACC_OP_NOP, .flags = SACC_OPF_IRQ};
+	struct sacc_result r;
+	struct sacc_dev *dev;
+	int ret;
+
+	alarm(60);
+	if (sacc_open(bdf, NULL, &dev))
+		return 10;
+	if (sacc_submit(dev, &op, 1) != 1 || guest_reap(dev, &r, 1, 10000) != 1)
+		return 11;
+	if (write(ready, "R", 1) != 1)
+		return 12;
+	for (;;) {
+		if (mode == 0) {
+			ret = sacc_wait(dev, -1);
+			if (ret == 1)
+				ret = sacc_poll(dev, &r, 1);
+		} else {
+			ret = sacc_poll(dev, &r, 1);
+			if (ret == 1 || sacc_outstanding(dev) == 0)
+				ret = sacc_submit(dev, &op, 1);
+		}
+		if (ret < 0)
+			break;
+	}
+	if (ret != -ENODEV ||
+	    !contains(sacc_errmsg(dev), "kernel asked for the device back"))
+		return 13;
+	if (sacc_submit(dev, &op, 1) != -ENODEV || sacc_check(dev) != -ENODEV)
+		return 14;
+	sacc_close(dev);
+	return 0;
+}
+
+START_TEST(unbind_in_use)
+{
+	char bdf[SACC_BDF_MAX], drv[64];
+	struct sacc_buf *src, *dst;
+	struct sacc_dev *dev;
+	int p[2], status, ret;
+	uint64_t t0, took;
+	pid_t child, unbinder;
+	char c;
+
+	BEGIN();
+	snprintf(bdf, sizeof(bdf), "%s", bdf_at(guest_nr_devices() - 1));
+	for (int mode = 0; mode < 2; mode++) {
+		ck_assert_int_eq(pipe(p), 0);
+		child = fork();
+		ck_assert_int_ge(child, 0);
+		if (child == 0) {
+			close(p[0]);
+			_exit(holder(bdf, mode, p[1]));
+		}
+		close(p[1]);
+		ck_assert_msg(read(p[0], &c, 1) == 1,
+			      "the holder could not open %s", bdf);
+		close(p[0]);
+		sleep_ms(100);
+		t0 = now_ns();
+		unbinder = fork();
+		ck_assert_int_ge(unbinder, 0);
+		if (unbinder == 0)
+			_exit(sacc_pci_unbind(bdf) ? 1 : 0);
+		while (waitpid(unbinder, &status, WNOHANG) == 0 &&
+		       now_ns() - t0 < 15000000000ull)
+			sleep_ms(10);
+		took = (now_ns() - t0) / 1000000;
+		if (took >= 15000) {
+			/* let the unbind finish, then fail */
+			kill(child, SIGKILL);
+			waitpid(unbinder, &status, 0);
+			waitpid(child, &status, 0);
+			ck_abort_msg("%s: unbind blocked %" PRIu64 " ms while "
+				     "a process held the device (%s)",
+				     bdf, took, mode ? "polling" : "waiting");
+		}
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "sacc_pci_unbind(%s) failed", bdf);
+		ck_assert_msg(took < 5000, "unbind took %" PRIu64 " ms", took);
+		ck_assert_int_eq(waitpid(child, &status, 0), child);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "holder (%s) %s %d", mode ? "polling" : "waiting",
+			      WIFEXITED(status) ? "exited" : "killed by",
+			      WIFEXITED(status) ? WEXITSTATUS(status)
+						: WTERMSIG(status));
+		ck_assert_int_eq(sacc_pci_driver(bdf, drv, sizeof(drv)), 0);
+		fprintf(stderr,
+			"    unbind of a held device (%s): %" PRIu64 " ms\n",
+			mode ? "busy polling" : "in sacc_wait(-1)", took);
+
+		ret = sacc_pci_bind_vfio(bdf);
+		ck_assert_msg(ret == 0, "sacc_pci_bind_vfio: %d: %s", ret,
+			      sacc_errmsg(NULL));
+		ret = sacc_open(bdf, NULL, &dev);
+		ck_assert_msg(ret == 0, "sacc_open after rebind: %d: %s", ret,
+			      sacc_errmsg(NULL));
+		src = alloc_buf(dev, 64 * KiB, SACC_DMA_TO_DEVICE, "ub src");
+		dst = alloc_buf(dev, 64 * KiB, SACC_DMA_FROM_DEVICE, "ub dst");
+		one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 64 * KiB);
+		sacc_close(dev);
+	}
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 
 static TCase *tcase(Suite *s, const char *name)
@@ -2475,15 +2903,20 @@ static Suite *driver_suite(void)
 	tcase_add_test(tc, least_privilege);
 	tcase_add_test(tc, per_op_errors);
 	tcase_add_test(tc, untrusted_completions);
+	tcase_add_test(tc, forged_completion);
+	tcase_add_test(tc, erased_completion);
+	tcase_add_test(tc, use_after_unmap_quarantined);
 
 	tc = tcase(s, "reset");
 	tcase_add_test(tc, reset_after_fatal_ring_fault);
 	tcase_add_test(tc, reset_inflight);
 	tcase_add_test(tc, reset_after_enable_error);
+	tcase_add_test(tc, reset_from_outside);
 
 	tc = tcase(s, "errors");
 	tcase_add_test(tc, bad_bdf);
 	tcase_add_test(tc, memlock_too_low);
+	tcase_add_test(tc, out_of_memory_refused);
 	tcase_add_test(tc, non_viable_group);
 
 	tc = tcase(s, "limits");
@@ -2493,6 +2926,7 @@ static Suite *driver_suite(void)
 	tc = tcase(s, "unbound");
 	tcase_add_unchecked_fixture(tc, NULL, rebind_unbound);
 	tcase_add_test(tc, unbound_device);
+	tcase_add_test(tc, unbind_in_use);
 	return s;
 }
 

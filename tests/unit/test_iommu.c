@@ -6,6 +6,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -1248,12 +1249,13 @@ END_TEST
 struct fake_vfio {
 	int maps, unmaps;
 	int fail_map;	      /* -errno to return from the next map */
+	uint64_t failed_iova; /* where the failed map was to go */
 	uint64_t short_unmap; /* bytes to under-report on unmap */
 	struct {
 		uint64_t vaddr, iova, len;
 		uint32_t flags;
 		bool live;
-	} m[64];
+	} m[128];
 };
 
 static int fake_map(void *o, uint64_t vaddr, uint64_t iova, uint64_t len,
@@ -1265,9 +1267,10 @@ static int fake_map(void *o, uint64_t vaddr, uint64_t iova, uint64_t len,
 		int r = f->fail_map;
 
 		f->fail_map = 0;
+		f->failed_iova = iova;
 		return r;
 	}
-	ck_assert_int_lt(f->maps, 64);
+	ck_assert_int_lt(f->maps, 128);
 	f->m[f->maps].vaddr = vaddr;
 	f->m[f->maps].iova = iova;
 	f->m[f->maps].len = len;
@@ -1458,10 +1461,13 @@ START_TEST(test_ctx_memlock_limit)
 	    sacc_dma_buf_alloc(ctx, PG, SACC_DMA_TO_DEVICE, "d", &b, &err),
 	    -EFAULT);
 	ck_assert_ptr_nonnull(strstr(err.msg, "'d'"));
-	/* the failed maps gave their IOVA back: first fit finds it again */
+	/* the failed maps gave their IOVA back (no quarantine for IOVA no
+	 * device was told about): first fit finds it again; b's, which was
+	 * mapped, is quarantined */
 	ck_assert_int_eq(
 	    sacc_dma_buf_alloc(ctx, PG, SACC_DMA_TO_DEVICE, "e", &b, &err), 0);
-	ck_assert_uint_eq(b.iova, b_iova);
+	ck_assert_uint_eq(b.iova, f.failed_iova);
+	ck_assert_uint_ne(b.iova, b_iova);
 	sacc_dma_ctx_close(ctx);
 	munmap(b.va, b.map_len);
 	munmap(a.va, a.map_len);
@@ -1590,7 +1596,8 @@ START_TEST(test_ctx_observer)
 	    -EFAULT);
 	ck_assert_int_eq(log.n, 2);
 
-	/* unmap, then first-fit reuse of the same IOVA: order preserved */
+	/* unmap, then map again: order preserved (the IOVA is not reused
+	 * at once: it is quarantined) */
 	ck_assert_int_eq(sacc_dma_buf_free(ctx, &a, &err), 0);
 	ck_assert_int_eq(log.n, 3);
 	ck_assert_int_eq(log.ev[2].ev, 'u');
@@ -1599,7 +1606,7 @@ START_TEST(test_ctx_observer)
 	ck_assert_uint_ne(log.ev[2].e.unmap_ns, 0);
 	ck_assert_int_eq(
 	    sacc_dma_buf_alloc(ctx, PG, SACC_DMA_TO_DEVICE, "c", &c, &err), 0);
-	ck_assert_uint_eq(c.iova, a_iova);
+	ck_assert_uint_ne(c.iova, a_iova);
 	ck_assert_int_eq(log.ev[3].ev, 'm');
 	ck_assert_str_eq(log.ev[3].e.name, "c");
 
@@ -1615,6 +1622,217 @@ START_TEST(test_ctx_observer)
 	ck_assert_int_eq(log.ev[4].ev, 'u');
 	ck_assert_str_eq(log.ev[4].e.name, "b");
 	munmap(b.va, b.map_len);
+}
+END_TEST
+
+/* ---- quarantine of freed IOVA ---- */
+
+START_TEST(test_alloc_quarantine_allocs)
+{
+	struct sacc_iova_range r = {0, 64 * MiB - 1};
+	struct sacc_iova_alloc *a;
+	uint64_t stale, iova, got[70];
+
+	ck_assert_int_eq(sacc_iova_alloc_create(&a, &r, 1, PG, NULL), 0);
+	sacc_iova_alloc_set_quarantine(a, 8, 64 * MiB);
+	ck_assert_int_eq(sacc_iova_alloc(a, PG, &stale, NULL), 0);
+	ck_assert_int_eq(sacc_iova_free(a, stale, NULL), 0);
+	ck_assert_uint_eq(sacc_iova_quarantine_bytes(a), 3 * PG);
+	/* the stale IOVA (and its guards) stays out for 8 allocations */
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(sacc_iova_alloc(a, PG, &got[i], NULL), 0);
+		ck_assert_uint_ne(got[i], stale);
+		ck_assert(got[i] > stale + PG);
+	}
+	ck_assert_uint_eq(sacc_iova_quarantine_bytes(a), 3 * PG);
+	/* the 9th finds it again: first fit */
+	ck_assert_int_eq(sacc_iova_alloc(a, PG, &iova, NULL), 0);
+	ck_assert_uint_eq(iova, stale);
+	ck_assert_uint_eq(sacc_iova_quarantine_bytes(a), 0);
+	/* release(): never quarantined (no device held it) */
+	ck_assert_int_eq(sacc_iova_release(a, iova, NULL), 0);
+	ck_assert_uint_eq(sacc_iova_quarantine_bytes(a), 0);
+	ck_assert_int_eq(sacc_iova_alloc(a, PG, &iova, NULL), 0);
+	ck_assert_uint_eq(iova, stale);
+	ck_assert_int_eq(sacc_iova_free(a, stale, &(struct sacc_err){0}), 0);
+	ck_assert_int_eq(sacc_iova_free(a, stale, NULL), -ENOENT);
+	/* off: released at once, everything back */
+	sacc_iova_alloc_set_quarantine(a, 0, 0);
+	ck_assert_uint_eq(sacc_iova_quarantine_bytes(a), 0);
+	for (int i = 0; i < 8; i++)
+		ck_assert_int_eq(sacc_iova_free(a, got[i], NULL), 0);
+	ck_assert_uint_eq(sacc_iova_free_bytes(a), 64 * MiB);
+	sacc_iova_alloc_destroy(a);
+}
+END_TEST
+
+START_TEST(test_alloc_quarantine_bytes_and_pressure)
+{
+	struct sacc_iova_range r = {0, 32 * PG - 1};
+	struct sacc_iova_alloc *a;
+	uint64_t x[8], y, z;
+
+	ck_assert_int_eq(sacc_iova_alloc_create(&a, &r, 1, PG, NULL), 0);
+	/* at most 6 pages held: the oldest leaves first */
+	sacc_iova_alloc_set_quarantine(a, 1000, 6 * PG);
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(sacc_iova_alloc(a, PG, &x[i], NULL), 0);
+	ck_assert_int_eq(sacc_iova_free(a, x[0], NULL), 0);
+	ck_assert_int_eq(sacc_iova_free(a, x[1], NULL), 0);
+	ck_assert_uint_eq(sacc_iova_quarantine_bytes(a), 6 * PG);
+	ck_assert_int_eq(sacc_iova_free(a, x[2], NULL), 0);
+	ck_assert_uint_eq(sacc_iova_quarantine_bytes(a), 6 * PG); /* x0 out */
+	ck_assert_int_eq(sacc_iova_alloc(a, PG, &y, NULL), 0);
+	ck_assert_uint_eq(y, x[0]);
+	/* pressure: nothing else fits, so quarantined space is used
+	 * rather than failing (23 free pages, 6 quarantined) */
+	ck_assert_int_eq(sacc_iova_alloc(a, 21 * PG, &z, NULL), 0);
+	ck_assert_uint_eq(sacc_iova_free_bytes(a), 0);
+	ck_assert_int_eq(sacc_iova_alloc(a, PG, &z, NULL), 0);
+	ck_assert_uint_eq(z, x[1]);
+	ck_assert_int_eq(sacc_iova_alloc(a, PG, &z, NULL), 0);
+	ck_assert_uint_eq(z, x[2]);
+	ck_assert_int_eq(sacc_iova_alloc(a, PG, &z, NULL), -ENOSPC);
+	sacc_iova_alloc_destroy(a);
+}
+END_TEST
+
+/* The DMA context quarantines what it unmaps: use-after-unmap keeps
+ * hitting an unmapped IOVA for the next 64 maps. */
+START_TEST(test_ctx_quarantine)
+{
+	struct fake_vfio f = {0};
+	struct sacc_dma_ctx *ctx = mkctx(&f, UINT64_MAX, 0);
+	struct sacc_iova_lookup lk;
+	struct sacc_dma_buf a, b[SACC_IOVA_QUARANTINE_ALLOCS];
+	struct sacc_err err = {0};
+	uint64_t stale;
+
+	ck_assert_int_eq(
+	    sacc_dma_buf_alloc(ctx, PG, SACC_DMA_FROM_DEVICE, "a", &a, &err),
+	    0);
+	stale = a.iova;
+	ck_assert_int_eq(sacc_dma_buf_free(ctx, &a, &err), 0);
+	for (unsigned int i = 0; i < SACC_IOVA_QUARANTINE_ALLOCS; i++) {
+		ck_assert_int_eq(sacc_dma_buf_alloc(ctx, PG,
+						    SACC_DMA_FROM_DEVICE, "b",
+						    &b[i], &err),
+				 0);
+		ck_assert_uint_ne(b[i].iova, stale);
+		ck_assert_int_eq(sacc_dma_lookup(ctx, stale, 0, &lk), 0);
+		ck_assert_int_eq(lk.kind, SACC_IOVA_UNMAPPED_EARLIER);
+	}
+	/* then it is reused */
+	ck_assert_int_eq(
+	    sacc_dma_buf_alloc(ctx, PG, SACC_DMA_FROM_DEVICE, "c", &a, &err),
+	    0);
+	ck_assert_uint_eq(a.iova, stale);
+	sacc_dma_ctx_close(ctx);
+	munmap(a.va, a.map_len);
+	for (unsigned int i = 0; i < SACC_IOVA_QUARANTINE_ALLOCS; i++)
+		munmap(b[i].va, b[i].map_len);
+}
+END_TEST
+
+/* ---- memory the system can give (issue 9, 6: fail, not OOM) ---- */
+
+START_TEST(test_mem_check)
+{
+	struct sacc_err err = {0};
+
+	ck_assert_uint_eq(sacc_mem_reserve(512 * MiB), 64 * MiB);
+	ck_assert_uint_eq(sacc_mem_reserve(24ull << 30), 768 * MiB);
+	ck_assert_int_eq(
+	    sacc_dma_check_memory(300 * MiB, 512 * MiB, 236 * MiB, &err), 0);
+	ck_assert_int_eq(
+	    sacc_dma_check_memory(300 * MiB, 512 * MiB, 237 * MiB, &err),
+	    -ENOMEM);
+	ck_assert_str_eq(err.msg,
+			 "pinning 237 MiB would leave 63 MiB of MemAvailable "
+			 "(300 MiB now), less than the 64 MiB libsacc keeps "
+			 "free: pinned memory cannot be reclaimed, and the "
+			 "OOM killer would end this process; free buffers, "
+			 "use smaller ones, or give the machine more memory");
+	/* more than there is at all */
+	ck_assert_int_eq(
+	    sacc_dma_check_memory(100 * MiB, 512 * MiB, 256 * MiB, &err),
+	    -ENOMEM);
+	ck_assert_ptr_nonnull(strstr(err.msg, "leave 0 B of MemAvailable"));
+}
+END_TEST
+
+static void write_meminfo(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+START_TEST(test_meminfo_read)
+{
+	char path[] = "/tmp/sacc-meminfo-XXXXXX";
+	uint64_t avail = 0, total = 0;
+	struct sacc_err err = {0};
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	write_meminfo(path, "MemTotal:         500000 kB\n"
+			    "MemFree:          100000 kB\n"
+			    "MemAvailable:     300000 kB\n"
+			    "Buffers:             100 kB\n");
+	ck_assert_int_eq(sacc_meminfo_read(path, &avail, &total, &err), 0);
+	ck_assert_uint_eq(total, 500000ull * 1024);
+	ck_assert_uint_eq(avail, 300000ull * 1024);
+	write_meminfo(path, "MemTotal:         500000 kB\n");
+	ck_assert_int_eq(sacc_meminfo_read(path, &avail, &total, &err),
+			 -EINVAL);
+	unlink(path);
+	ck_assert_int_eq(sacc_meminfo_read(path, &avail, &total, &err),
+			 -ENOENT);
+	/* the real one */
+	ck_assert_int_eq(
+	    sacc_meminfo_read("/proc/meminfo", &avail, &total, &err), 0);
+	ck_assert(avail > 0 && avail <= total);
+}
+END_TEST
+
+/* A buffer that would eat the reserve is refused before any page is
+ * touched or pinned. */
+START_TEST(test_ctx_memory_refused)
+{
+	char path[] = "/tmp/sacc-meminfo-XXXXXX";
+	struct fake_vfio f = {0};
+	struct sacc_dma_ctx *ctx = mkctx(&f, UINT64_MAX, 0);
+	struct sacc_err err = {0};
+	struct sacc_dma_buf b;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	/* 512 MiB machine (reserve 64 MiB), 80 MiB available */
+	write_meminfo(path, "MemTotal: 524288 kB\nMemAvailable: 81920 kB\n");
+	sacc_dma_ctx_set_meminfo(ctx, path);
+	ck_assert_int_eq(sacc_dma_buf_alloc(ctx, 32 * MiB, SACC_DMA_TO_DEVICE,
+					    "big", &b, &err),
+			 -ENOMEM);
+	ck_assert_ptr_nonnull(
+	    strstr(err.msg, "DMA buffer 'big': pinning 32 MiB"));
+	ck_assert_ptr_nonnull(strstr(err.msg, "OOM killer"));
+	ck_assert_int_eq(f.maps, 0);
+	ck_assert_int_eq(sacc_dma_buf_alloc(ctx, 8 * MiB, SACC_DMA_TO_DEVICE,
+					    "ok", &b, &err),
+			 0);
+	ck_assert_int_eq(sacc_dma_buf_free(ctx, &b, &err), 0);
+	/* unreadable: no check (nothing to go by) */
+	unlink(path);
+	ck_assert_int_eq(sacc_dma_buf_alloc(ctx, 32 * MiB, SACC_DMA_TO_DEVICE,
+					    "big", &b, &err),
+			 0);
+	ck_assert_int_eq(sacc_dma_buf_free(ctx, &b, &err), 0);
+	sacc_dma_ctx_close(ctx);
 }
 END_TEST
 
@@ -1657,12 +1875,16 @@ static Suite *iommu_suite(void)
 	tcase_add_test(alloc, test_alloc_near_top);
 	tcase_add_test(alloc, test_alloc_pgsize_bitmap);
 	tcase_add_test(alloc, test_alloc_random_stress);
+	tcase_add_test(alloc, test_alloc_quarantine_allocs);
+	tcase_add_test(alloc, test_alloc_quarantine_bytes_and_pressure);
 	tcase_add_test(perm, test_permissions);
 	tcase_add_test(perm, test_format_helpers);
 	tcase_add_test(perm, test_limits_memlock_text);
 	tcase_add_test(perm, test_limits_dma_entry_text);
 	tcase_add_test(perm, test_explain_map_errno);
 	tcase_add_test(perm, test_read_limits);
+	tcase_add_test(perm, test_mem_check);
+	tcase_add_test(perm, test_meminfo_read);
 	tcase_add_test(reg, test_registry_classify);
 	tcase_add_test(reg, test_registry_unmapped_earlier);
 	tcase_add_test(reg, test_registry_bookkeeping);
@@ -1672,6 +1894,8 @@ static Suite *iommu_suite(void)
 	tcase_add_test(ctx, test_ctx_dma_entry_limit);
 	tcase_add_test(ctx, test_ctx_unmap_size_mismatch);
 	tcase_add_test(ctx, test_ctx_observer);
+	tcase_add_test(ctx, test_ctx_quarantine);
+	tcase_add_test(ctx, test_ctx_memory_refused);
 	tcase_add_test(ctx, test_ctx_open_bad_fd);
 	suite_add_tcase(s, parse);
 	suite_add_tcase(s, alloc);

@@ -16,7 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "sacc_priv.h"
@@ -156,11 +160,15 @@ static struct sacc_dev *fake_open(uint32_t sq, uint32_t cq)
 	dev->next_req_id = 1;
 	ck_assert_int_eq(
 	    sacc_dma_ctx_create(&dev->dma, -1, &info, &lim, &be, &e), 0);
-	dev->regs = aligned_alloc(4096, 4096);
-	dev->db = aligned_alloc(4096, 4096);
-	memset((void *)dev->regs, 0, 4096);
-	memset((void *)dev->db, 0, 4096);
+	/* Anonymous pages, as libsacc munmaps BAR pages when it lets go. */
+	dev->regs = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	dev->db = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(dev->regs != MAP_FAILED && dev->db != MAP_FAILED);
 	dev->regs[SACC_REG_STATUS / 4] = SACC_STATUS_READY;
+	dev->regs[SACC_REG_CTRL / 4] = SACC_CTRL_ENABLE;
+	dev->req_fd = -1;
 	ck_assert_int_eq(sacc_queue_alloc(dev), 0);
 	ck_assert_int_eq(sacc_sq_init(&dev->sq, sacc_buf_va(dev->sq_buf), sq),
 			 0);
@@ -178,9 +186,42 @@ static void fake_close(struct sacc_dev *dev)
 	sacc_queue_free(dev);
 	sacc_buf_free_all(dev);
 	sacc_dev_dma_close(dev);
-	free((void *)dev->regs);
-	free((void *)dev->db);
+	sacc_bar_unmap(dev);
+	if (dev->irq_fd >= 0)
+		close(dev->irq_fd);
+	if (dev->req_fd >= 0)
+		close(dev->req_fd);
 	free(dev);
+}
+
+/* MSI-X vector 0 on an eventfd, as sacc_irq_enable() would set up. */
+static void fake_irq(struct sacc_dev *dev)
+{
+	dev->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ck_assert_int_ge(dev->irq_fd, 0);
+	dev->irq_enabled = true;
+}
+
+static uint64_t ms_since(uint64_t t0)
+{
+	return (sacc_monotonic_ns() - t0) / 1000000;
+}
+
+/* Poll (the stand-in device runs between polls) until a result, an
+ * error or @max_polls; returns the last sacc_poll() value. */
+static int poll_until(struct sacc_dev *dev, struct sacc_result *r,
+		      unsigned int max, long max_polls, bool run)
+{
+	int k = 0;
+
+	for (long i = 0; i < max_polls; i++) {
+		if (run)
+			dev_run(1u << 20);
+		k = sacc_poll(dev, r, max);
+		if (k)
+			return k;
+	}
+	return k;
 }
 
 /* What sacc_reset() does to the rings, minus the hardware. */
@@ -494,6 +535,339 @@ START_TEST(test_completion_nothing_outstanding)
 	ck_assert_int_eq(sacc_poll(dev, &r, 1), -EIO);
 	ck_assert_ptr_nonnull(
 	    strstr(sacc_errmsg(dev), "nothing is outstanding"));
+	fake_close(dev);
+}
+END_TEST
+
+/*
+ * Issue 9, 1: a well-formed completion forged into a CQ slot the driver
+ * already consumed (by a DMA the device was told to do), naming a
+ * queued 1 MiB XFORM the device never ran because the CQ was full.
+ * The device keeps one CQ slot free, so CQ_SIZE valid entries before a
+ * CQ_HEAD write cannot all be its own.
+ */
+START_TEST(test_forged_completion_in_kept_free_slot)
+{
+	struct sacc_dev *dev = fake_open(16, 4);
+	struct sacc_buf *forger, *src, *dst;
+	struct sacc_result r[16];
+	struct sacc_cqe forged;
+	struct sacc_desc d = {0};
+	struct sacc_op ops[3];
+	uint8_t *out;
+	int id, k, got = 0;
+
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "forger", &forger),
+	    0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, SACC_MAX_XFER, SACC_DMA_TO_DEVICE, "s", &src),
+	    0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, SACC_MAX_XFER, SACC_DMA_FROM_DEVICE, "d", &dst),
+	    0);
+	memset(sacc_buf_va(src), 0x55, SACC_MAX_XFER);
+	/* The DMA: 16 bytes into CQ slot 3, which the driver expects the
+	 * XFORM's completion in, with the right phase and req_id. */
+	d.opcode = SACC_OP_MEMCPY;
+	d.src = sacc_buf_iova(forger);
+	d.dst = sacc_dev_cq_iova(dev) + 3 * sizeof(struct sacc_cqe);
+	d.length = sizeof(struct sacc_cqe);
+	id = sacc_submit_raw(dev, &d);
+	ck_assert_int_gt(id, 0);
+	forged = (struct sacc_cqe){.req_id = (uint32_t)id + 3,
+				   .result_len = SACC_MAX_XFER,
+				   .status = SACC_STS_OK,
+				   .phase = 1};
+	memcpy(sacc_buf_va(forger), &forged, sizeof(forged));
+	ops[0] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = 1};
+	ops[1] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = 2};
+	ops[2] = (struct sacc_op){.opcode = SACC_OP_XFORM,
+				  .len = SACC_MAX_XFER,
+				  .src = src,
+				  .dst = dst,
+				  .cookie = 99};
+	ck_assert_int_eq(sacc_submit(dev, ops, 3), 3);
+	/* memcpy (forges slot 3), posts slots 0-2, then stalls: CQ full */
+	ck_assert_int_eq(dev_run(100), 3);
+
+	for (int i = 0; i < 10; i++) {
+		k = sacc_poll(dev, r, 16);
+		if (k < 0)
+			break;
+		for (int j = 0; j < k; j++)
+			ck_assert_msg(r[j].cookie != 99,
+				      "the forged XFORM completion was "
+				      "accepted (status %u, result_len %u)",
+				      r[j].status, r[j].result_len);
+		got += k;
+	}
+	ck_assert_int_eq(got, 3); /* the device's own three */
+	ck_assert_int_eq(k, -EIO);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "slot 3"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "forged"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "sacc_reset"));
+	ck_assert_uint_eq(dev->stats.device_errors, 1);
+	ck_assert_int_eq(sacc_submit(dev, ops, 1), -EIO);
+	out = sacc_buf_va(dst);
+	ck_assert_uint_eq(out[0],
+			  0); /* never written: the device never ran it */
+	fake_close(dev);
+}
+END_TEST
+
+/*
+ * The same forgery, reaped one completion at a time: by then the slot
+ * is one the device may write, so the entry is taken, and the device,
+ * one completion behind the driver's CQ_HEAD, sees a full CQ and stalls.
+ * A stall with work outstanding is probed: CQ_HEAD is moved back one
+ * slot, and a device that then posts into the slot already consumed
+ * was behind, so the entry taken from it was not its own.
+ */
+START_TEST(test_forged_completion_stall_probe)
+{
+	struct sacc_dev *dev = fake_open(16, 4);
+	struct sacc_buf *forger;
+	struct sacc_result r[4];
+	struct sacc_cqe forged;
+	struct sacc_desc d = {0};
+	struct sacc_op ops[4];
+	uint64_t t0;
+	int id, k = 0, got = 0;
+
+	dev->stall_probe_ms = 20;
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "forger", &forger),
+	    0);
+	d.opcode = SACC_OP_MEMCPY;
+	d.src = sacc_buf_iova(forger);
+	d.dst = sacc_dev_cq_iova(dev) + 3 * sizeof(struct sacc_cqe);
+	d.length = sizeof(struct sacc_cqe);
+	id = sacc_submit_raw(dev, &d);
+	forged = (struct sacc_cqe){
+	    .req_id = (uint32_t)id + 3, .status = SACC_STS_OK, .phase = 1};
+	memcpy(sacc_buf_va(forger), &forged, sizeof(forged));
+	for (int i = 0; i < 4; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_NOP,
+					  .cookie = 1 + (uint64_t)i};
+	ck_assert_int_eq(sacc_submit(dev, ops, 4), 4);
+	ck_assert_int_eq(dev_run(100), 3);
+	/* one at a time: the forged entry (cookie 3) is taken */
+	for (int i = 0; i < 4; i++)
+		got += sacc_poll(dev, r, 1);
+	ck_assert_int_eq(got, 4);
+	ck_assert_uint_eq(r[0].cookie, 3);
+	/* the device is stuck one behind; the driver must not wait on it
+	 * forever */
+	t0 = sacc_monotonic_ns();
+	while (ms_since(t0) < 3000) {
+		dev_run(100);
+		k = sacc_poll(dev, r, 4);
+		ck_assert_int_le(k, 0);
+		if (k < 0)
+			break;
+	}
+	ck_assert_int_eq(k, -EIO);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "forged"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "sacc_reset"));
+	fake_close(dev);
+}
+END_TEST
+
+/* A device that is merely slow while the probe runs: no false alarm,
+ * and the queue works on for many laps. */
+START_TEST(test_stall_probe_slow_device)
+{
+	struct sacc_dev *dev = fake_open(16, 4);
+	struct sacc_result r[16];
+	struct sacc_op ops[15];
+	uint64_t t0;
+	int got = 0, k;
+
+	dev->stall_probe_ms = 20;
+	for (int i = 0; i < 15; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_NOP,
+					  .cookie = (uint64_t)i};
+	ck_assert_int_eq(sacc_submit(dev, ops, 4), 4);
+	/* the device does nothing for a while: the probe arms */
+	t0 = sacc_monotonic_ns();
+	while (!dev->probe_armed_at && ms_since(t0) < 2000)
+		ck_assert_int_eq(sacc_poll(dev, r, 16), 0);
+	ck_assert_uint_ne(dev->probe_armed_at, 0);
+	ck_assert_uint_eq(dev->regs[SACC_REG_CQ_HEAD / 4], 3); /* moved back */
+	/* then it posts what the moved-back CQ_HEAD lets it */
+	while (got < 4) {
+		dev_run(100);
+		k = sacc_poll(dev, r + got, 16);
+		ck_assert_msg(k >= 0, "%s", sacc_errmsg(dev));
+		got += k;
+	}
+	for (int i = 0; i < 4; i++)
+		ck_assert_uint_eq(r[i].cookie, (uint64_t)i);
+	for (int lap = 0; lap < 50; lap++) {
+		ck_assert_int_eq(sacc_submit(dev, ops, 15), 15);
+		ck_assert_int_eq(reap_all(dev, r, 15), 15);
+	}
+	ck_assert_uint_eq(dev->stats.device_errors, 0);
+	fake_close(dev);
+}
+END_TEST
+
+/*
+ * Issue 9, 2: a NOP's completion overwritten with 16 zero bytes before
+ * it is reaped, the device's next completion in the following slot.
+ */
+START_TEST(test_erased_completion)
+{
+	struct sacc_op ops[2] = {{.opcode = SACC_OP_NOP, .cookie = 1},
+				 {.opcode = SACC_OP_NOP, .cookie = 2}};
+	struct sacc_result r[2];
+	struct sacc_dev *dev;
+	struct sacc_cqe *cq;
+	int k;
+
+	/* sacc_poll */
+	dev = fake_open(8, 8);
+	cq = sacc_buf_va(dev->cq_buf);
+	ck_assert_int_eq(sacc_submit(dev, ops, 2), 2);
+	ck_assert_int_eq(dev_run(8), 2);
+	memset(&cq[0], 0, sizeof(cq[0]));
+	k = poll_until(dev, r, 2, 3 * SACC_HEALTH_EVERY, false);
+	ck_assert_int_eq(k, -EIO);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "lost"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "sacc_reset"));
+	ck_assert_uint_eq(dev->stats.device_errors, 1);
+	fake_close(dev);
+
+	/* sacc_wait: a device error, not a timeout */
+	dev = fake_open(8, 8);
+	fake_irq(dev);
+	cq = sacc_buf_va(dev->cq_buf);
+	ck_assert_int_eq(sacc_submit(dev, ops, 2), 2);
+	ck_assert_int_eq(dev_run(8), 2);
+	memset(&cq[0], 0, sizeof(cq[0]));
+	ck_assert_int_eq(sacc_wait(dev, 1000), -EIO);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "lost"));
+	fake_close(dev);
+}
+END_TEST
+
+static void *reset_later(void *arg)
+{
+	struct sacc_dev *dev = arg;
+	struct timespec ts = {0, 200 * 1000 * 1000};
+
+	nanosleep(&ts, NULL);
+	/* What an FLR leaves: every register at its power-on value. */
+	dev->regs[SACC_REG_CTRL / 4] = 0;
+	dev->regs[SACC_REG_STATUS / 4] = 0;
+	return NULL;
+}
+
+/* Issue 9, 3: sacc_wait(dev, -1) when the device is reset under it. */
+START_TEST(test_wait_forever_device_reset)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	struct sacc_op op = {.opcode = SACC_OP_NOP, .flags = SACC_OPF_IRQ};
+	pthread_t th;
+	uint64_t t0;
+
+	fake_irq(dev);
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	ck_assert_int_eq(pthread_create(&th, NULL, reset_later, dev), 0);
+	t0 = sacc_monotonic_ns();
+	ck_assert_int_eq(sacc_wait(dev, -1), -EIO);
+	ck_assert_uint_lt(ms_since(t0), 3000);
+	pthread_join(th, NULL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "reset"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "sacc_reset()"));
+	ck_assert_int_eq(sacc_wait(dev, -1), -EIO); /* sticky */
+	fake_close(dev);
+}
+END_TEST
+
+/* A device that takes work and never completes it: bounded, too. */
+START_TEST(test_hung_device_bounded)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	struct sacc_op op = {.opcode = SACC_OP_NOP, .flags = SACC_OPF_IRQ};
+	struct sacc_result r;
+	uint64_t t0;
+	int k;
+
+	dev->hang_ms = 300;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	t0 = sacc_monotonic_ns();
+	do
+		k = sacc_poll(dev, &r, 1);
+	while (k == 0 && ms_since(t0) < 5000);
+	ck_assert_int_eq(k, -EIO);
+	ck_assert_uint_ge(ms_since(t0), 300);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "no completion"));
+	fake_close(dev);
+
+	dev = fake_open(8, 8);
+	fake_irq(dev);
+	dev->hang_ms = 300;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	t0 = sacc_monotonic_ns();
+	ck_assert_int_eq(sacc_wait(dev, -1), -EIO);
+	ck_assert_uint_lt(ms_since(t0), 3000);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "no completion"));
+	fake_close(dev);
+}
+END_TEST
+
+/*
+ * Issue 9, 4: the kernel's device request (unbind) arrives on its
+ * eventfd; libsacc lets go of the device at its next slow-path look.
+ */
+START_TEST(test_device_request)
+{
+	struct sacc_op op = {.opcode = SACC_OP_NOP, .flags = SACC_OPF_IRQ};
+	struct sacc_result r;
+	struct sacc_dev *dev;
+	struct sacc_buf *b;
+	uint64_t one = 1;
+	uint32_t v;
+	int k;
+
+	/* noticed by sacc_poll, even on an idle device */
+	dev = fake_open(8, 8);
+	dev->req_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ck_assert_int_ge(dev->req_fd, 0);
+	ck_assert_int_eq(sacc_buf_alloc(dev, 64, SACC_DMA_TO_DEVICE, "b", &b),
+			 0);
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	ck_assert_int_eq(write(dev->req_fd, &one, sizeof(one)), sizeof(one));
+	k = poll_until(dev, &r, 1, 3 * SACC_HEALTH_EVERY, false);
+	ck_assert_int_eq(k, -ENODEV);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "kernel asked for"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "reopen"));
+	/* it let go: no BAR mapping, no eventfds, nothing outstanding */
+	ck_assert(dev->regs == NULL);
+	ck_assert(dev->db == NULL);
+	ck_assert_int_eq(dev->req_fd, -1);
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), -ENODEV);
+	ck_assert_int_eq(sacc_poll(dev, &r, 1), -ENODEV);
+	ck_assert_int_eq(sacc_wait(dev, 0), -ENODEV);
+	ck_assert_int_eq(sacc_check(dev), -ENODEV);
+	ck_assert_int_eq(sacc_reset(dev), -ENODEV);
+	ck_assert_int_eq(sacc_reg_read(dev, SACC_REG_STATUS, &v), -ENODEV);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "kernel asked for"));
+	ck_assert_int_eq(sacc_buf_alloc(dev, 64, SACC_DMA_TO_DEVICE, "c", &b),
+			 -ENODEV);
+	/* buffers stay usable memory and can be freed */
+	ck_assert_int_eq(sacc_buf_free(dev->bufs), 0);
+	fake_close(dev);
+
+	/* noticed by sacc_wait(-1) at once */
+	dev = fake_open(8, 8);
+	fake_irq(dev);
+	dev->req_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	ck_assert_int_eq(write(dev->req_fd, &one, sizeof(one)), sizeof(one));
+	ck_assert_int_eq(sacc_wait(dev, -1), -ENODEV);
 	fake_close(dev);
 }
 END_TEST
@@ -826,6 +1200,19 @@ static Suite *libsacc_suite(void)
 	tcase_add_test(tc, test_journal);
 	tcase_add_test(tc, test_not_initialised);
 	tcase_add_test(tc, test_sysfs);
+	suite_add_tcase(s, tc);
+
+	/* Issue 9: nothing the device writes is trusted, nothing hangs.
+	 * A short timeout: before the fixes some of these never returned. */
+	tc = tcase_create("robust");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, test_forged_completion_in_kept_free_slot);
+	tcase_add_test(tc, test_forged_completion_stall_probe);
+	tcase_add_test(tc, test_stall_probe_slow_device);
+	tcase_add_test(tc, test_erased_completion);
+	tcase_add_test(tc, test_wait_forever_device_reset);
+	tcase_add_test(tc, test_hung_device_bounded);
+	tcase_add_test(tc, test_device_request);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -409,6 +409,50 @@ START_TEST(test_peek_advance)
 }
 END_TEST
 
+/* Entries past head, each judged by the phase of its own lap. */
+START_TEST(test_peek_at)
+{
+	struct sacc_cq cq;
+	struct fake_dev dev;
+	struct sacc_cqe e;
+	struct sacc_desc d;
+	uint32_t i;
+
+	ck_assert_int_eq(sacc_cq_init(&cq, cq_mem, 4), 0);
+	dev_init(&dev, sq_mem, 8, cq_mem, 4);
+	for (i = 0; i < 4; i++)
+		ck_assert(!sacc_cq_peek_at(&cq, i, NULL));
+	/* three posted: offsets 0-2 valid, the kept-free slot 3 not */
+	for (i = 1; i <= 3; i++) {
+		d = mkdesc(i);
+		dev_post(&dev, &d, true);
+	}
+	ck_assert(sacc_cq_peek_at(&cq, 2, &e));
+	ck_assert_uint_eq(e.req_id, 3);
+	ck_assert(!sacc_cq_peek_at(&cq, 3, NULL));
+	/* consume two: head 2; offset 1 is slot 3 (lap 1), offset 2 is
+	 * slot 0 of lap 2 (phase 0), which still holds lap 1's entry */
+	sacc_cq_advance(&cq);
+	sacc_cq_advance(&cq);
+	ck_assert(sacc_cq_peek_at(&cq, 0, NULL));
+	ck_assert(!sacc_cq_peek_at(&cq, 1, NULL));
+	ck_assert(!sacc_cq_peek_at(&cq, 2, NULL));
+	d = mkdesc(4);
+	dev_post(&dev, &d, true); /* slot 3, phase 1 */
+	d = mkdesc(5);
+	dev_post(&dev, &d, true); /* slot 0, phase 0 */
+	ck_assert(sacc_cq_peek_at(&cq, 1, &e));
+	ck_assert_uint_eq(e.req_id, 4);
+	ck_assert(sacc_cq_peek_at(&cq, 2, &e));
+	ck_assert_uint_eq(e.req_id, 5);
+	ck_assert_uint_eq(e.phase & 1, 0);
+	ck_assert(!sacc_cq_peek_at(&cq, 3, NULL)); /* slot 1: lap 1 entry */
+	/* peek_at(0) is peek */
+	ck_assert_int_eq(sacc_cq_peek_at(&cq, 0, NULL),
+			 sacc_cq_peek(&cq, NULL));
+}
+END_TEST
+
 START_TEST(test_stale_entries_not_taken)
 {
 	struct sacc_cq cq;
@@ -611,6 +655,7 @@ static Suite *rings_suite(void)
 	tcase_add_test(tc, test_batch_publish);
 	tcase_add_test(tc, test_reap_batches_and_head);
 	tcase_add_test(tc, test_peek_advance);
+	tcase_add_test(tc, test_peek_at);
 	tcase_add_test(tc, test_stale_entries_not_taken);
 	tcase_add_test(tc, test_phase_only_bit0);
 	tcase_add_test(tc, test_phase_flip_laps);
