@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sacc_hw.h - the SACC hardware interface, as docs/spec.md defines it.
+ * sacc_hw.h - the SACC hardware interface, as docs/spec.md defines it
+ * (v0.3: channels, token doorbells, inline data, timestamps, engine time).
  *
  * This is the only place register offsets, bits, ring entry layouts,
  * opcodes and status codes are written down in C.  It is included by the
@@ -26,12 +27,25 @@
 #define SACC_BAR0_SIZE			0x2000	/* page 0 registers, page 1 doorbell */
 #define SACC_BAR_MSIX			1
 #define SACC_BAR1_SIZE			0x1000
-#define SACC_MSIX_VECTORS		1
+#define SACC_BAR_CHAN			2	/* v0.3: device page, channel blocks */
+#define SACC_BAR2_SIZE			0x8000
+#define SACC_MSIX_VECTORS		64	/* vector k belongs to channel k */
 #define SACC_MSIX_TABLE_OFFSET		0x000
 #define SACC_MSIX_PBA_OFFSET		0x800
 #define SACC_PAGE_SIZE			0x1000
 
-/* BAR0 page 0: registers (little endian, 32-bit; 64-bit ones also as LO/HI) */
+/* Channels (v0.3): CHANNELS of them, 1..SACC_CHANNELS_MAX; channel 0 is
+ * the v0.2 device of BAR0 page 0. */
+#define SACC_CHANNELS_MAX		64u
+#define SACC_CHANNELS_DEFAULT		8u
+
+/*
+ * BAR0 page 0: registers (little endian, 32-bit; 64-bit ones also as LO/HI).
+ * MAGIC, VERSION and SCRATCH are the device's; CTRL.RESET resets the
+ * device; everything else is channel 0's.  A channel block in BAR2 has
+ * the channel registers (CTRL to FAULT_COUNT) at these same offsets, and
+ * MODE and PUT_ADDR after them.
+ */
 #define SACC_REG_MAGIC			0x00	/* RO */
 #define SACC_REG_VERSION		0x04	/* RO */
 #define SACC_REG_CTRL			0x08	/* RW */
@@ -50,15 +64,42 @@
 #define SACC_REG_FAULT_REQ_ID		0x54	/* RO */
 #define SACC_REG_FAULT_COUNT		0x58	/* RO, saturating */
 
-/* BAR0 page 1: doorbell */
-#define SACC_DOORBELL_OFFSET		0x1000	/* WO: new SQ tail, reads 0 */
+/* Channel block only (v0.3); reserved in BAR0 page 0 */
+#define SACC_REG_MODE			0x60	/* RW, locked while ENABLE */
+#define SACC_REG_PUT_ADDR		0x68	/* RW 64 (LO 0x68, HI 0x6C), locked */
+
+/* BAR0 page 1: doorbells, all write-only, all read 0 */
+#define SACC_DOORBELL_OFFSET		0x1000	/* channel 0's tail doorbell (v0.2) */
+#define SACC_DOORBELL_STRIDE		4u
+#define SACC_DOORBELL(ch)		(SACC_DOORBELL_OFFSET + (ch) * SACC_DOORBELL_STRIDE)
+#define SACC_DOORBELL_TOKEN		0x1400	/* write a channel ID (token mode) */
+
+/* BAR2 page 0: device registers (v0.3) */
+#define SACC_DEV_CHANNELS		0x000	/* RO: number of channels */
+#define SACC_DEV_ERR_CODE		0x004	/* RO: last error naming no channel */
+#define SACC_DEV_CLOCK			0x008	/* RO 64 (LO 0x08, HI 0x0C): ns */
+#define SACC_DEV_IRQ_PENDING		0x010	/* RO 64: bit k = channel k's IRQ_STATUS != 0 */
+
+/* BAR2 from 0x1000: one block per channel, channel 0's included */
+#define SACC_CHAN_BASE			0x1000
+#define SACC_CHAN_STRIDE		0x100
+#define SACC_CHAN_BLOCK(ch)		(SACC_CHAN_BASE + (ch) * SACC_CHAN_STRIDE)
 
 #define SACC_MAGIC			0x4A4E524Fu	/* "ORNJ" in memory */
-#define SACC_VERSION			1u
+#define SACC_VERSION			3u	/* v0.3 */
+#define SACC_VERSION_V02		1u	/* what v0.1 and v0.2 devices report */
 
 /* CTRL */
 #define SACC_CTRL_ENABLE		(1u << 0)
-#define SACC_CTRL_RESET			(1u << 1)	/* self-clearing, reads 0 */
+#define SACC_CTRL_RESET			(1u << 1)	/* self-clearing, reads 0; in BAR0
+							 * page 0 the device, in a channel
+							 * block that channel */
+
+/* MODE (channel block): chosen at enable, 0 = a v0.2 channel */
+#define SACC_MODE_TOKEN			(1u << 0)	/* token doorbell + PUT word */
+#define SACC_MODE_V3			(1u << 1)	/* v0.3 opcodes, engine time in CQEs */
+#define SACC_MODE_MASK			(SACC_MODE_TOKEN | SACC_MODE_V3)
+#define SACC_PUT_ALIGN			4u	/* PUT word: 32-bit SQ tail */
 
 /* STATUS */
 #define SACC_STATUS_READY		(1u << 0)
@@ -81,6 +122,8 @@
 #define SACC_FAULT_SRC_READ		1u
 #define SACC_FAULT_DST_WRITE		2u
 #define SACC_FAULT_CQ_WRITE		3u
+#define SACC_FAULT_PUT_READ		4u	/* token mode: the PUT word */
+#define SACC_FAULT_INLINE_READ		5u	/* inline payload slots of the SQ */
 #define SACC_FAULT_IS_WRITE		(1u << 8)
 
 /* Ring geometry */
@@ -94,8 +137,19 @@
 #define SACC_OP_MEMCPY			1u
 #define SACC_OP_XFORM			2u	/* copy, each byte XOR SACC_XFORM_KEY */
 #define SACC_XFORM_KEY			0x17u
+#define SACC_OP_WRITE_INLINE		3u	/* MODE.V3: payload in the SQ slots after it */
+#define SACC_OP_TIMESTAMP		4u	/* MODE.V3: fence, then the clock to dst */
 
 #define SACC_MAX_XFER			(1u << 20)	/* 1 MiB */
+#define SACC_INLINE_MAX			4096u
+/* SQ slots an inline payload of @len bytes occupies after its descriptor */
+#define SACC_INLINE_SLOTS(len)		(((uint64_t)(len) + 31) / 32)
+#define SACC_TIMESTAMP_LEN		8u
+
+/* Round robin (informative, the model's): a turn is at most this much
+ * work on one channel before the next channel with work gets its turn. */
+#define SACC_TURN_MAX_DESCS		8u
+#define SACC_TURN_MAX_BYTES		(1u << 20)
 
 /* Descriptor flags */
 #define SACC_DESC_F_IRQ			(1u << 0)	/* interrupt on completion */
@@ -120,11 +174,16 @@ struct sacc_desc {
 };
 
 /* Completion queue entry: 16 bytes, little endian.  The device writes
- * bytes 0-13 first and the phase word last, in a separate DMA write. */
+ * bytes 0-13 first and the phase word last, in a separate DMA write.
+ * Word 8 is the engine time in ns (saturating) on a MODE.V3 channel, 0
+ * otherwise (v0.2 called it reserved). */
 struct sacc_cqe {
 	uint32_t req_id;
 	uint32_t result_len;
-	uint32_t reserved;
+	union {
+		uint32_t engine_ns;
+		uint32_t reserved;
+	};
 	uint16_t status;
 	uint16_t phase;
 };
@@ -133,5 +192,24 @@ struct sacc_cqe {
 
 _Static_assert(sizeof(struct sacc_desc) == 32, "SQ entry is 32 bytes");
 _Static_assert(sizeof(struct sacc_cqe) == 16, "CQ entry is 16 bytes");
+_Static_assert(SACC_MSIX_VECTORS >= SACC_CHANNELS_MAX,
+	       "one MSI-X vector per channel");
+_Static_assert(SACC_MSIX_VECTORS * 16 <= SACC_MSIX_PBA_OFFSET &&
+	       SACC_MSIX_PBA_OFFSET + SACC_MSIX_VECTORS / 8 <= SACC_BAR1_SIZE,
+	       "MSI-X table and PBA fit BAR1");
+_Static_assert(SACC_DOORBELL(SACC_CHANNELS_MAX) <= SACC_DOORBELL_TOKEN &&
+	       SACC_DOORBELL_TOKEN < SACC_BAR0_SIZE,
+	       "tail doorbells and the token doorbell share the doorbell page");
+_Static_assert(SACC_CHAN_BLOCK(SACC_CHANNELS_MAX) <= SACC_BAR2_SIZE,
+	       "every channel block fits BAR2");
+_Static_assert(SACC_REG_PUT_ADDR + 8 <= SACC_CHAN_STRIDE &&
+	       SACC_REG_MODE > SACC_REG_FAULT_COUNT,
+	       "a channel block holds the v0.2 channel registers, MODE, PUT_ADDR");
+_Static_assert(1 + SACC_INLINE_SLOTS(SACC_INLINE_MAX) < SACC_RING_MAX_ENTRIES,
+	       "a maximal inline write fits the largest SQ");
+_Static_assert(SACC_INLINE_SLOTS(1) == 1 && SACC_INLINE_SLOTS(32) == 1 &&
+	       SACC_INLINE_SLOTS(33) == 2 &&
+	       SACC_INLINE_SLOTS(SACC_INLINE_MAX) == 128,
+	       "inline payload slots are 32 bytes");
 
 #endif /* SACC_HW_H */

@@ -5,7 +5,12 @@
  * Drives the device on q35 without an IOMMU: identity, register
  * semantics, enable validation, doorbell errors, NOP/MEMCPY/XFORM round
  * trips, phase over ring laps, CQ-full stall, DMA and ring faults,
- * MSI-X, CTRL.RESET, FLR and a garbage-writing robustness run.
+ * MSI-X, CTRL.RESET, FLR and a garbage-writing robustness run: the v0.2
+ * cases, all on channel 0 through BAR0 page 0.  The /sacc/v3/ cases
+ * drive v0.3's channels through their BAR2 blocks: registers, channel 0
+ * for a v0.2 driver next to v0.3 channels, isolation, fairness, token
+ * doorbells, inline data, timestamps, engine time, per-channel MSI-X
+ * and garbage.
  *
  * The device works in a bottom half, so every wait for a completion polls
  * guest memory through qtest commands (each lets the main loop run) with
@@ -31,6 +36,7 @@ typedef struct {
     QTestState *qts;
     QPCIDevice *dev;
     QPCIBar bar0;
+    QPCIBar bar2;
     /* rings, once ring_setup() ran */
     uint64_t sq, cq;
     uint32_t sq_n, cq_n;
@@ -38,19 +44,27 @@ typedef struct {
     uint16_t phase;
 } Sacc;
 
-static void sacc_start(Sacc *t)
+/* Boot with "-device sacc,addr=04.0@props" and map BAR0 and BAR2. */
+static void sacc_start_props(Sacc *t, const char *props)
 {
     uint64_t size;
 
     memset(t, 0, sizeof(*t));
     t->qs = qtest_pc_boot("-M q35 -m 256M -nodefaults "
-                          "-device sacc,addr=04.0");
+                          "-device sacc,addr=04.0%s", props);
     t->qts = t->qs->qts;
     t->dev = qpci_device_find(t->qs->pcibus, SACC_DEVFN);
     g_assert(t->dev);
     qpci_device_enable(t->dev);
     t->bar0 = qpci_iomap(t->dev, SACC_BAR_REGS, &size);
     g_assert_cmpuint(size, ==, SACC_BAR0_SIZE);
+    t->bar2 = qpci_iomap(t->dev, SACC_BAR_CHAN, &size);
+    g_assert_cmpuint(size, ==, SACC_BAR2_SIZE);
+}
+
+static void sacc_start(Sacc *t)
+{
+    sacc_start_props(t, "");
 }
 
 static void sacc_stop(Sacc *t)
@@ -125,28 +139,39 @@ static void ring_doorbell(Sacc *t)
     wr(t, SACC_DOORBELL_OFFSET, t->sq_tail);
 }
 
-/* Bounded poll for the completion at cq_head; consumes it on success. */
-static bool wait_cqe(Sacc *t, struct sacc_cqe *cqe, gint64 timeout_us)
+/*
+ * Bounded poll for the completion at *head of the CQ at @cq (@n entries);
+ * consumes it on success, moving *head and *phase.
+ */
+static bool cq_poll(QTestState *qts, uint64_t cq, uint32_t n, uint32_t *head,
+                    uint16_t *phase, struct sacc_cqe *cqe, gint64 timeout_us)
 {
-    uint64_t addr = t->cq + t->cq_head * sizeof(*cqe);
+    uint64_t addr = cq + *head * sizeof(*cqe);
     gint64 deadline = g_get_monotonic_time() + timeout_us;
 
     do {
-        qtest_memread(t->qts, addr, cqe, sizeof(*cqe));
-        if ((le16_to_cpu(cqe->phase) & SACC_CQE_PHASE) == t->phase) {
+        qtest_memread(qts, addr, cqe, sizeof(*cqe));
+        if ((le16_to_cpu(cqe->phase) & SACC_CQE_PHASE) == *phase) {
             cqe->req_id = le32_to_cpu(cqe->req_id);
             cqe->result_len = le32_to_cpu(cqe->result_len);
             cqe->reserved = le32_to_cpu(cqe->reserved);
             cqe->status = le16_to_cpu(cqe->status);
-            if (++t->cq_head == t->cq_n) {
-                t->cq_head = 0;
-                t->phase ^= 1;
+            if (++*head == n) {
+                *head = 0;
+                *phase ^= 1;
             }
             return true;
         }
         g_usleep(100);
     } while (g_get_monotonic_time() < deadline);
     return false;
+}
+
+/* Bounded poll for the completion at cq_head; consumes it on success. */
+static bool wait_cqe(Sacc *t, struct sacc_cqe *cqe, gint64 timeout_us)
+{
+    return cq_poll(t->qts, t->cq, t->cq_n, &t->cq_head, &t->phase, cqe,
+                   timeout_us);
 }
 
 static void expect_cqe(Sacc *t, uint32_t req_id, uint16_t status,
@@ -972,6 +997,1194 @@ static void test_garbage(void)
     sacc_stop(&t);
 }
 
+/* ---- v0.3: channels through their BAR2 blocks ---- */
+
+/* One v0.3 channel, driven through its BAR2 block. */
+typedef struct {
+    Sacc *t;
+    uint32_t id;
+    uint32_t mode;
+    uint64_t sq, cq, put;
+    uint32_t sq_n, cq_n;
+    uint32_t sq_tail, cq_head;
+    uint16_t phase;
+} Chan;
+
+static uint32_t crd(Chan *c, uint32_t off)
+{
+    return qpci_io_readl(c->t->dev, c->t->bar2, SACC_CHAN_BLOCK(c->id) + off);
+}
+
+static uint64_t crd64(Chan *c, uint32_t off)
+{
+    return qpci_io_readq(c->t->dev, c->t->bar2, SACC_CHAN_BLOCK(c->id) + off);
+}
+
+static void cwr(Chan *c, uint32_t off, uint32_t val)
+{
+    qpci_io_writel(c->t->dev, c->t->bar2, SACC_CHAN_BLOCK(c->id) + off, val);
+}
+
+static void cwr64(Chan *c, uint32_t off, uint64_t val)
+{
+    cwr(c, off, val);
+    cwr(c, off + 4, val >> 32);
+}
+
+static uint32_t drd(Sacc *t, uint32_t off)
+{
+    return qpci_io_readl(t->dev, t->bar2, off);
+}
+
+static uint64_t dev_clock(Sacc *t)
+{
+    return qpci_io_readq(t->dev, t->bar2, SACC_DEV_CLOCK);
+}
+
+/* Allocate (and zero) channel @id's rings and PUT word; no registers. */
+static void chan_init(Sacc *t, Chan *c, uint32_t id, uint32_t mode,
+                      uint32_t sq_n, uint32_t cq_n)
+{
+    memset(c, 0, sizeof(*c));
+    c->t = t;
+    c->id = id;
+    c->mode = mode;
+    c->sq_n = sq_n;
+    c->cq_n = cq_n;
+    c->sq = guest_alloc(&t->qs->alloc, sq_n * sizeof(struct sacc_desc));
+    c->cq = guest_alloc(&t->qs->alloc, cq_n * sizeof(struct sacc_cqe));
+    qtest_memset(t->qts, c->sq, 0, sq_n * sizeof(struct sacc_desc));
+    qtest_memset(t->qts, c->cq, 0, cq_n * sizeof(struct sacc_cqe));
+    c->put = guest_alloc(&t->qs->alloc, 8);
+    qtest_memset(t->qts, c->put, 0, 8);
+    c->phase = 1;
+}
+
+/* Program MODE, PUT_ADDR and the rings from *c and set ENABLE. */
+static void chan_enable(Chan *c)
+{
+    cwr(c, SACC_REG_MODE, c->mode);
+    cwr64(c, SACC_REG_PUT_ADDR, c->put);
+    cwr64(c, SACC_REG_SQ_BASE, c->sq);
+    cwr(c, SACC_REG_SQ_SIZE, c->sq_n);
+    cwr64(c, SACC_REG_CQ_BASE, c->cq);
+    cwr(c, SACC_REG_CQ_SIZE, c->cq_n);
+    cwr(c, SACC_REG_CTRL, SACC_CTRL_ENABLE);
+}
+
+static void chan_setup(Sacc *t, Chan *c, uint32_t id, uint32_t mode,
+                       uint32_t sq_n, uint32_t cq_n)
+{
+    chan_init(t, c, id, mode, sq_n, cq_n);
+    chan_enable(c);
+    g_assert_cmphex(crd(c, SACC_REG_STATUS), ==, SACC_STATUS_READY);
+}
+
+static void chan_put_slot(Chan *c, const void *slot)
+{
+    qtest_memwrite(c->t->qts, c->sq + c->sq_tail * sizeof(struct sacc_desc),
+                   slot, sizeof(struct sacc_desc));
+    c->sq_tail = (c->sq_tail + 1) % c->sq_n;
+}
+
+static void chan_submit(Chan *c, uint16_t op, uint64_t src, uint64_t dst,
+                        uint32_t len, uint16_t flags, uint32_t req_id)
+{
+    struct sacc_desc d = {
+        .src = cpu_to_le64(src),
+        .dst = cpu_to_le64(dst),
+        .length = cpu_to_le32(len),
+        .opcode = cpu_to_le16(op),
+        .flags = cpu_to_le16(flags),
+        .req_id = cpu_to_le32(req_id),
+    };
+
+    chan_put_slot(c, &d);
+}
+
+/*
+ * A WRITE_INLINE descriptor saying @len, followed by @slots payload
+ * slots holding @data (the rest of the last slot is junk the device must
+ * ignore).  A driver following the spec passes SACC_INLINE_SLOTS(len).
+ */
+static void chan_inline(Chan *c, uint64_t dst, uint32_t len,
+                        const uint8_t *data, uint32_t slots, uint32_t req_id)
+{
+    uint8_t slot[sizeof(struct sacc_desc)];
+    uint32_t i, n;
+
+    chan_submit(c, SACC_OP_WRITE_INLINE, 0, dst, len, 0, req_id);
+    for (i = 0; i < slots; i++) {
+        memset(slot, 0xee, sizeof(slot));
+        n = i * sizeof(slot) < len ? MIN(len - i * sizeof(slot), sizeof(slot))
+                                   : 0;
+        if (data && n) {
+            memcpy(slot, data + i * sizeof(slot), n);
+        }
+        chan_put_slot(c, slot);
+    }
+}
+
+/* The channel's doorbell: the tail, or the PUT word and the token. */
+static void chan_ring(Chan *c)
+{
+    if (c->mode & SACC_MODE_TOKEN) {
+        qtest_writel(c->t->qts, c->put, c->sq_tail);
+        wr(c->t, SACC_DOORBELL_TOKEN, c->id);
+    } else {
+        wr(c->t, SACC_DOORBELL(c->id), c->sq_tail);
+    }
+}
+
+static bool chan_wait_cqe(Chan *c, struct sacc_cqe *cqe, gint64 timeout_us)
+{
+    return cq_poll(c->t->qts, c->cq, c->cq_n, &c->cq_head, &c->phase, cqe,
+                   timeout_us);
+}
+
+/* The next completion must be this one; word 8 is 0 without MODE.V3. */
+static struct sacc_cqe chan_expect(Chan *c, uint32_t req_id, uint16_t status,
+                                   uint32_t result_len)
+{
+    struct sacc_cqe cqe;
+
+    g_assert_true(chan_wait_cqe(c, &cqe, WAIT_US));
+    g_assert_cmphex(cqe.req_id, ==, req_id);
+    g_assert_cmpuint(cqe.status, ==, status);
+    g_assert_cmpuint(cqe.result_len, ==, result_len);
+    if (!(c->mode & SACC_MODE_V3)) {
+        g_assert_cmpuint(cqe.engine_ns, ==, 0);
+    }
+    return cqe;
+}
+
+static void chan_ack(Chan *c)
+{
+    cwr(c, SACC_REG_CQ_HEAD, c->cq_head);
+}
+
+static void chan_wait_reg(Chan *c, uint32_t off, uint32_t want)
+{
+    gint64 deadline = g_get_monotonic_time() + WAIT_US;
+
+    while (crd(c, off) != want) {
+        g_assert_cmpint(g_get_monotonic_time(), <, deadline);
+        g_usleep(100);
+    }
+}
+
+static void chan_expect_fault(Chan *c, uint64_t addr, uint32_t info,
+                              uint32_t req_id, uint32_t count)
+{
+    g_assert_cmphex(crd64(c, SACC_REG_FAULT_ADDR), ==, addr);
+    g_assert_cmphex(crd(c, SACC_REG_FAULT_INFO), ==, info);
+    g_assert_cmphex(crd(c, SACC_REG_FAULT_REQ_ID), ==, req_id);
+    g_assert_cmpuint(crd(c, SACC_REG_FAULT_COUNT), ==, count);
+}
+
+/* Valid (first-lap) entries in a copy of a zeroed CQ. */
+static uint32_t cq_valid(const struct sacc_cqe *cq, uint32_t n)
+{
+    uint32_t i, valid = 0;
+
+    for (i = 0; i < n; i++) {
+        valid += le16_to_cpu(cq[i].phase) & SACC_CQE_PHASE;
+    }
+    return valid;
+}
+
+static void test_v3_registers(void)
+{
+    Sacc t;
+    Chan c, c3;
+    uint64_t t0, t1;
+    uint32_t k;
+
+    sacc_start(&t);
+    /* identity: VERSION 3, 64 MSI-X vectors, CHANNELS 8 by default */
+    g_assert_cmpuint(rd(&t, SACC_REG_VERSION), ==, 3);
+    g_assert_cmpuint(qpci_msix_table_size(t.dev), ==, 64);
+    g_assert_cmpuint(drd(&t, SACC_DEV_CHANNELS), ==, SACC_CHANNELS_DEFAULT);
+    g_assert_cmpuint(drd(&t, SACC_DEV_ERR_CODE), ==, 0);
+    g_assert_cmphex(qpci_io_readq(t.dev, t.bar2, SACC_DEV_IRQ_PENDING), ==,
+                    0);
+
+    /* the clock moves forward; its halves read too */
+    t0 = dev_clock(&t);
+    g_usleep(1000);
+    t1 = dev_clock(&t);
+    g_assert_cmpuint(t1, >, t0);
+    g_assert_cmphex(drd(&t, SACC_DEV_CLOCK + 4), >=, t1 >> 32);
+    /* device page: read-only and reserved */
+    qpci_io_writel(t.dev, t.bar2, SACC_DEV_CHANNELS, 1);
+    qpci_io_writel(t.dev, t.bar2, SACC_DEV_ERR_CODE, 1);
+    qpci_io_writel(t.dev, t.bar2, 0x18, 1);
+    g_assert_cmpuint(drd(&t, SACC_DEV_CHANNELS), ==, SACC_CHANNELS_DEFAULT);
+    g_assert_cmpuint(drd(&t, SACC_DEV_ERR_CODE), ==, 0);
+    g_assert_cmpuint(drd(&t, 0x18), ==, 0);
+
+    /* BAR0 page 0 and block 0 are two windows on channel 0 */
+    c = (Chan) { .t = &t, .id = 0 };
+    wr64(&t, SACC_REG_SQ_BASE, 0x1234567800ull);
+    g_assert_cmphex(crd64(&c, SACC_REG_SQ_BASE), ==, 0x1234567800ull);
+    cwr(&c, SACC_REG_CQ_SIZE, 16);
+    g_assert_cmpuint(rd(&t, SACC_REG_CQ_SIZE), ==, 16);
+    /* ...but MAGIC, VERSION and SCRATCH are page 0's */
+    wr(&t, SACC_REG_SCRATCH, 0x5a5a5a5a);
+    cwr(&c, SACC_REG_SCRATCH, 1);
+    g_assert_cmphex(crd(&c, SACC_REG_SCRATCH), ==, 0);
+    g_assert_cmphex(crd(&c, SACC_REG_MAGIC), ==, 0);
+    g_assert_cmphex(crd(&c, SACC_REG_VERSION), ==, 0);
+    g_assert_cmphex(rd(&t, SACC_REG_SCRATCH), ==, 0x5a5a5a5a);
+
+    /* MODE and PUT_ADDR: in blocks only; reserved MODE bits not kept */
+    cwr(&c, SACC_REG_MODE, 0xffffffff);
+    g_assert_cmphex(crd(&c, SACC_REG_MODE), ==, SACC_MODE_MASK);
+    cwr64(&c, SACC_REG_PUT_ADDR, 0x1122334455667788ull);
+    g_assert_cmphex(crd64(&c, SACC_REG_PUT_ADDR), ==, 0x1122334455667788ull);
+    qpci_io_writeq(t.dev, t.bar2, SACC_CHAN_BLOCK(0) + SACC_REG_PUT_ADDR,
+                   0x8000ull);
+    g_assert_cmphex(crd(&c, SACC_REG_PUT_ADDR), ==, 0x8000);
+    g_assert_cmphex(crd(&c, SACC_REG_PUT_ADDR + 4), ==, 0);
+    wr(&t, SACC_REG_MODE, 0);
+    wr(&t, SACC_REG_PUT_ADDR, 0);
+    g_assert_cmphex(rd(&t, SACC_REG_MODE), ==, 0);
+    g_assert_cmphex(rd(&t, SACC_REG_PUT_ADDR), ==, 0);
+    g_assert_cmphex(crd(&c, SACC_REG_MODE), ==, SACC_MODE_MASK);
+    /* only 32-bit accesses, 64-bit ones at 64-bit registers */
+    g_assert_cmphex(qpci_io_readq(t.dev, t.bar2,
+                                  SACC_CHAN_BLOCK(0) + SACC_REG_CTRL), ==, 0);
+    g_assert_cmphex(qpci_io_readb(t.dev, t.bar2,
+                                  SACC_CHAN_BLOCK(0) + SACC_REG_MODE), ==, 0);
+    qpci_io_writew(t.dev, t.bar2, SACC_CHAN_BLOCK(0) + SACC_REG_MODE, 0);
+    g_assert_cmphex(crd(&c, SACC_REG_MODE), ==, SACC_MODE_MASK);
+
+    /* MODE and PUT_ADDR are ring registers: locked while ENABLE */
+    chan_setup(&t, &c3, 3, SACC_MODE_V3, 4, 4);
+    cwr(&c3, SACC_REG_MODE, SACC_MODE_TOKEN);
+    cwr64(&c3, SACC_REG_PUT_ADDR, 0x4000);
+    g_assert_cmphex(crd(&c3, SACC_REG_MODE), ==, SACC_MODE_V3);
+    g_assert_cmphex(crd64(&c3, SACC_REG_PUT_ADDR), ==, c3.put);
+    g_assert_cmpuint(crd(&c3, SACC_REG_ERR_CODE), ==, 0);
+
+    /* TOKEN needs a 4-byte aligned PUT_ADDR at enable; V3 alone does not */
+    cwr(&c3, SACC_REG_CTRL, 0);
+    cwr64(&c3, SACC_REG_PUT_ADDR, 0x4002);
+    cwr(&c3, SACC_REG_CTRL, SACC_CTRL_ENABLE);
+    g_assert_cmphex(crd(&c3, SACC_REG_STATUS), ==, SACC_STATUS_READY);
+    cwr(&c3, SACC_REG_CTRL, 0);
+    cwr(&c3, SACC_REG_MODE, SACC_MODE_TOKEN);
+    cwr(&c3, SACC_REG_CTRL, SACC_CTRL_ENABLE);
+    g_assert_cmphex(crd(&c3, SACC_REG_STATUS), ==, SACC_STATUS_ERROR);
+    g_assert_cmpuint(crd(&c3, SACC_REG_ERR_CODE), ==, SACC_ERR_DMA);
+    /* channel 0 saw none of it */
+    g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, 0);
+    g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, 0);
+
+    /* CTRL.RESET in a block resets that channel only */
+    cwr(&c3, SACC_REG_CTRL, SACC_CTRL_RESET | SACC_CTRL_ENABLE);
+    for (k = SACC_REG_CTRL; k < SACC_CHAN_STRIDE; k += 4) {
+        g_assert_cmphex(crd(&c3, k), ==, 0);
+    }
+    g_assert_cmphex(rd(&t, SACC_REG_SCRATCH), ==, 0x5a5a5a5a);
+    g_assert_cmphex(crd(&c, SACC_REG_MODE), ==, SACC_MODE_MASK);
+    g_assert_cmpuint(rd(&t, SACC_REG_CQ_SIZE), ==, 16);
+
+    /* blocks of channels that do not exist, and the rest, are reserved */
+    for (k = SACC_CHAN_BLOCK(SACC_CHANNELS_DEFAULT); k < SACC_BAR2_SIZE;
+         k += 0x7c4) {
+        qpci_io_writel(t.dev, t.bar2, k & ~3u, 0xffffffff);
+        g_assert_cmphex(drd(&t, k & ~3u), ==, 0);
+    }
+    qpci_io_writel(t.dev, t.bar2, SACC_BAR2_SIZE - 4, 0xffffffff);
+    g_assert_cmphex(drd(&t, SACC_BAR2_SIZE - 4), ==, 0);
+
+    /* page 0's CTRL.RESET still resets the whole device */
+    wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
+    g_assert_cmphex(crd(&c, SACC_REG_MODE), ==, 0);
+    g_assert_cmphex(crd64(&c, SACC_REG_PUT_ADDR), ==, 0);
+    check_power_on(&t);
+    sacc_stop(&t);
+
+    /* the channels property: CHANNELS says it, blocks and doorbells obey */
+    sacc_start_props(&t, ",channels=3");
+    g_assert_cmpuint(drd(&t, SACC_DEV_CHANNELS), ==, 3);
+    c = (Chan) { .t = &t, .id = 3 };
+    cwr(&c, SACC_REG_SQ_SIZE, 4);
+    g_assert_cmpuint(crd(&c, SACC_REG_SQ_SIZE), ==, 0);
+    c = (Chan) { .t = &t, .id = 2 };
+    cwr(&c, SACC_REG_SQ_SIZE, 4);
+    g_assert_cmpuint(crd(&c, SACC_REG_SQ_SIZE), ==, 4);
+    wr(&t, SACC_DOORBELL(3), 1); /* not a doorbell: no ERR_CODE anywhere */
+    wr(&t, SACC_DOORBELL(2), 1); /* channel 2 not READY */
+    g_assert_cmpuint(crd(&c, SACC_REG_ERR_CODE), ==, SACC_ERR_NOT_READY);
+    g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, 0);
+    g_assert_cmpuint(drd(&t, SACC_DEV_ERR_CODE), ==, 0);
+    wr(&t, SACC_DOORBELL_TOKEN, 3);
+    g_assert_cmpuint(drd(&t, SACC_DEV_ERR_CODE), ==, SACC_ERR_INVALID);
+    sacc_stop(&t);
+}
+
+/* A v0.2 driver on channel 0 (BAR0 only) next to busy v0.3 channels. */
+static void test_v3_channel0(void)
+{
+    Sacc t;
+    Chan a, b, c0;
+    uint64_t buf;
+    struct sacc_cqe cqe;
+    int i;
+
+    sacc_start(&t);
+    ring_setup(&t, 8, 8);
+    chan_setup(&t, &a, 1, SACC_MODE_V3 | SACC_MODE_TOKEN, 8, 8);
+    chan_setup(&t, &b, 7, SACC_MODE_V3, 8, 8);
+    buf = guest_alloc(&t.qs->alloc, 8192);
+    qtest_memset(t.qts, buf, 0x55, 8192);
+
+    /* interleaved work: everyone completes, channel 0 in v0.2 format */
+    for (i = 0; i < 3; i++) {
+        submit(&t, SACC_OP_MEMCPY, buf, buf + 4096, 1024, 0, 10 + i);
+        chan_submit(&a, SACC_OP_TIMESTAMP, 0, buf + 6000 + 8 * i, 0, 0,
+                    20 + i);
+        chan_submit(&b, SACC_OP_MEMCPY, buf, buf + 4096, 1024, 0, 30 + i);
+    }
+    ring_doorbell(&t);
+    chan_ring(&a);
+    chan_ring(&b);
+    for (i = 0; i < 3; i++) {
+        expect_cqe(&t, 10 + i, SACC_STS_OK, 1024); /* reserved == 0 */
+        chan_expect(&a, 20 + i, SACC_STS_OK, 8);
+        cqe = chan_expect(&b, 30 + i, SACC_STS_OK, 1024);
+        g_assert_cmpuint(cqe.engine_ns, >, 0);
+    }
+    ack_cq(&t);
+
+    /* v0.3 opcodes are unknown opcodes on a MODE 0 channel */
+    submit(&t, SACC_OP_WRITE_INLINE, buf, buf + 4096, 64, 0, 40);
+    submit(&t, SACC_OP_TIMESTAMP, buf, buf + 4096, 64, 0, 41);
+    ring_doorbell(&t);
+    expect_cqe(&t, 40, SACC_STS_BAD_OPCODE, 0);
+    expect_cqe(&t, 41, SACC_STS_BAD_OPCODE, 0);
+    g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_BAD_OPCODE);
+    ack_cq(&t);
+
+    /* other channels' errors and faults stay on those channels */
+    chan_submit(&b, SACC_OP_MEMCPY, UNMAPPED, buf, 8, 0, 50);
+    chan_submit(&b, SACC_OP_MEMCPY, buf, buf, 0, 0, 51);
+    chan_ring(&b);
+    chan_expect(&b, 50, SACC_STS_DMA_FAULT, 0);
+    chan_expect(&b, 51, SACC_STS_BAD_LENGTH, 0);
+    wr(&t, SACC_DOORBELL(5), 1);
+    wr(&t, SACC_DOORBELL_TOKEN, 1000);
+    wr(&t, SACC_DOORBELL(1), 1);
+    g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_BAD_OPCODE);
+    g_assert_cmpuint(rd(&t, SACC_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
+    g_assert_cmpuint(crd(&b, SACC_REG_FAULT_COUNT), ==, 1);
+    g_assert_cmpuint(crd(&b, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
+    g_assert_cmpuint(crd(&a, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
+
+    /* block 0 shows channel 0 as page 0 does, MODE 0 */
+    c0 = (Chan) { .t = &t, .id = 0 };
+    g_assert_cmphex(crd(&c0, SACC_REG_MODE), ==, 0);
+    g_assert_cmphex(crd64(&c0, SACC_REG_SQ_BASE), ==, t.sq);
+    g_assert_cmpuint(crd(&c0, SACC_REG_ERR_CODE), ==, SACC_ERR_BAD_OPCODE);
+    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 60);
+    ring_doorbell(&t);
+    expect_cqe(&t, 60, SACC_STS_OK, 0);
+    sacc_stop(&t);
+}
+
+/* A ring fault stops one channel; the others run on. */
+static void test_v3_isolation(void)
+{
+    Sacc t;
+    Chan a, b, c, d;
+    uint64_t buf;
+    int i;
+
+    sacc_start(&t);
+    ring_setup(&t, 4, 4);
+    chan_setup(&t, &a, 1, SACC_MODE_V3, 4, 4);
+    chan_init(&t, &b, 2, 0, 4, 4);
+    b.sq = UNMAPPED;
+    chan_enable(&b);
+    chan_init(&t, &d, 4, SACC_MODE_V3, 4, 4);
+    d.cq = UNMAPPED + 0x40;
+    chan_enable(&d);
+    chan_setup(&t, &c, 3, 0, 4, 4);
+    buf = guest_alloc(&t.qs->alloc, 4096);
+
+    /* descriptor fetch fault on b, completion write fault on d */
+    wr(&t, SACC_DOORBELL(2), 2);
+    chan_submit(&d, SACC_OP_NOP, 0, 0, 0, 0, 0xd0);
+    chan_ring(&d);
+    chan_wait_reg(&b, SACC_REG_STATUS, SACC_STATUS_ERROR);
+    chan_wait_reg(&d, SACC_REG_STATUS, SACC_STATUS_ERROR);
+    g_assert_cmpuint(crd(&b, SACC_REG_ERR_CODE), ==, SACC_ERR_DMA);
+    g_assert_cmphex(crd(&b, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_FATAL);
+    chan_expect_fault(&b, UNMAPPED, SACC_FAULT_DESC_FETCH, 0, 1);
+    chan_expect_fault(&d, UNMAPPED + 0x40,
+                      SACC_FAULT_CQ_WRITE | SACC_FAULT_IS_WRITE, 0xd0, 1);
+    g_assert_cmphex(qpci_io_readq(t.dev, t.bar2, SACC_DEV_IRQ_PENDING), ==,
+                    (1u << 2) | (1u << 4));
+
+    /* everyone else is READY, error-free and working */
+    g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
+    g_assert_cmpuint(rd(&t, SACC_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmpuint(rd(&t, SACC_REG_IRQ_STATUS), ==, 0);
+    for (i = 0; i < 3; i++) {
+        submit(&t, SACC_OP_NOP, 0, 0, 0, 0, i);
+        chan_submit(&a, SACC_OP_NOP, 0, 0, 0, 0, 0xa0 + i);
+        chan_submit(&c, SACC_OP_MEMCPY, buf, buf + 2048, 64, 0, 0xc0 + i);
+    }
+    ring_doorbell(&t);
+    chan_ring(&a);
+    chan_ring(&c);
+    for (i = 0; i < 3; i++) {
+        expect_cqe(&t, i, SACC_STS_OK, 0);
+        chan_expect(&a, 0xa0 + i, SACC_STS_OK, 0);
+        chan_expect(&c, 0xc0 + i, SACC_STS_OK, 64);
+    }
+    ack_cq(&t);
+    chan_ack(&a);
+    chan_ack(&c);
+    g_assert_cmpuint(crd(&a, SACC_REG_ERR_CODE), ==, 0);
+    g_assert_cmpuint(crd(&c, SACC_REG_ERR_CODE), ==, 0);
+
+    /* a stopped channel stays stopped: its doorbell says NOT_READY */
+    wr(&t, SACC_DOORBELL(2), 3);
+    g_assert_cmpuint(crd(&b, SACC_REG_ERR_CODE), ==, SACC_ERR_NOT_READY);
+    g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, 0);
+
+    /* a buffer fault is recorded on its own channel only */
+    chan_submit(&c, SACC_OP_MEMCPY, buf, UNMAPPED + 8, 64, 0, 0xcf);
+    chan_ring(&c);
+    chan_expect(&c, 0xcf, SACC_STS_DMA_FAULT, 0);
+    chan_expect_fault(&c, UNMAPPED + 8,
+                      SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE, 0xcf, 1);
+    g_assert_cmpuint(crd(&a, SACC_REG_FAULT_COUNT), ==, 0);
+    chan_expect_fault(&b, UNMAPPED, SACC_FAULT_DESC_FETCH, 0, 1);
+
+    /* a channel reset clears b alone; b then works again */
+    cwr(&b, SACC_REG_CTRL, SACC_CTRL_RESET);
+    g_assert_cmphex(crd(&b, SACC_REG_STATUS), ==, 0);
+    g_assert_cmpuint(crd(&b, SACC_REG_ERR_CODE), ==, 0);
+    g_assert_cmpuint(crd(&b, SACC_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(crd(&b, SACC_REG_IRQ_STATUS), ==, 0);
+    g_assert_cmphex(qpci_io_readq(t.dev, t.bar2, SACC_DEV_IRQ_PENDING), ==,
+                    1u << 4);
+    g_assert_cmpuint(crd(&c, SACC_REG_FAULT_COUNT), ==, 1);
+    chan_setup(&t, &b, 2, 0, 4, 4);
+    chan_submit(&b, SACC_OP_NOP, 0, 0, 0, 0, 0xb1);
+    chan_ring(&b);
+    chan_expect(&b, 0xb1, SACC_STS_OK, 0);
+
+    /* a device reset clears them all */
+    wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
+    check_power_on(&t);
+    g_assert_cmpuint(crd(&c, SACC_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmphex(crd(&d, SACC_REG_STATUS), ==, 0);
+    g_assert_cmphex(crd(&a, SACC_REG_MODE), ==, 0);
+    g_assert_cmphex(qpci_io_readq(t.dev, t.bar2, SACC_DEV_IRQ_PENDING), ==,
+                    0);
+    sacc_stop(&t);
+}
+
+/*
+ * Fairness: channel 1 gets 255 copies of 128 KiB, then channel 2 one
+ * MEMCPY that copies channel 1's CQ.  That copy is a snapshot, taken by
+ * the device itself, of how far channel 1 had got when channel 2's
+ * descriptor ran: at most one turn (SACC_TURN_MAX_DESCS) past where it
+ * was when channel 2's doorbell had been rung.
+ */
+static void test_v3_fairness(void)
+{
+    const uint32_t n = 255, len = 128 * 1024;
+    const uint32_t cq_bytes = 256 * sizeof(struct sacc_cqe);
+    Sacc t;
+    Chan a, b;
+    uint64_t src, dst, snap;
+    g_autofree struct sacc_cqe *cq = g_new(struct sacc_cqe, 256);
+    struct sacc_cqe cqe;
+    uint32_t i, before, at_b;
+
+    sacc_start(&t);
+    chan_setup(&t, &a, 1, 0, 256, 256);
+    chan_setup(&t, &b, 2, SACC_MODE_V3, 4, 4);
+    src = guest_alloc(&t.qs->alloc, len);
+    dst = guest_alloc(&t.qs->alloc, len);
+    snap = guest_alloc(&t.qs->alloc, cq_bytes);
+    for (i = 0; i < n; i++) {
+        chan_submit(&a, SACC_OP_MEMCPY, src, dst, len, 0, i);
+    }
+    chan_submit(&b, SACC_OP_MEMCPY, a.cq, snap, cq_bytes, 0, 0xb);
+
+    chan_ring(&a);
+    chan_ring(&b);
+    qtest_memread(t.qts, a.cq, cq, cq_bytes);
+    before = cq_valid(cq, 256);
+    chan_expect(&b, 0xb, SACC_STS_OK, cq_bytes);
+    qtest_memread(t.qts, snap, cq, cq_bytes);
+    at_b = cq_valid(cq, 256);
+    g_test_message("channel 1: %u of %u done after channel 2's doorbell, "
+                   "%u when channel 2's descriptor ran", before, n, at_b);
+    g_assert_cmpint((int)at_b - (int)before, <=, SACC_TURN_MAX_DESCS);
+    if (before == n) {
+        g_test_skip("channel 1 finished before channel 2's doorbell "
+                    "(a very slow host?): nothing to be fair about");
+    } else {
+        g_assert_cmpuint(at_b, <, n);
+    }
+
+    /* channel 1 still completes everything, in order */
+    for (i = 0; i < n; i++) {
+        chan_expect(&a, i, SACC_STS_OK, len);
+    }
+    g_assert_false(chan_wait_cqe(&a, &cqe, G_USEC_PER_SEC / 20));
+    sacc_stop(&t);
+}
+
+/* Token doorbell: the tail comes from the PUT word. */
+static void test_v3_token(void)
+{
+    Sacc t;
+    Chan a, b, c5;
+    struct sacc_cqe cqe;
+    int i;
+
+    sacc_start(&t);
+    chan_setup(&t, &a, 1, SACC_MODE_TOKEN | SACC_MODE_V3, 8, 8);
+    chan_setup(&t, &b, 2, 0, 8, 8);
+
+    for (i = 0; i < 3; i++) {
+        chan_submit(&a, SACC_OP_NOP, 0, 0, 0, 0, i);
+    }
+    chan_ring(&a);
+    for (i = 0; i < 3; i++) {
+        chan_expect(&a, i, SACC_STS_OK, 0);
+    }
+    chan_ack(&a);
+
+    /* several tokens, one PUT: each descriptor once */
+    chan_submit(&a, SACC_OP_NOP, 0, 0, 0, 0, 3);
+    chan_submit(&a, SACC_OP_NOP, 0, 0, 0, 0, 4);
+    chan_ring(&a);
+    wr(&t, SACC_DOORBELL_TOKEN, 1);
+    wr(&t, SACC_DOORBELL_TOKEN, 1);
+    chan_expect(&a, 3, SACC_STS_OK, 0);
+    chan_expect(&a, 4, SACC_STS_OK, 0);
+    chan_ack(&a);
+
+    /* the wrong doorbell for the mode: ignored, ERR_CODE 3 */
+    chan_submit(&a, SACC_OP_NOP, 0, 0, 0, 0, 5);
+    qtest_writel(t.qts, a.put, a.sq_tail);
+    wr(&t, SACC_DOORBELL(1), a.sq_tail);
+    g_assert_cmpuint(crd(&a, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
+    chan_submit(&b, SACC_OP_NOP, 0, 0, 0, 0, 0xb0);
+    wr(&t, SACC_DOORBELL_TOKEN, 2);
+    g_assert_cmpuint(crd(&b, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
+    g_assert_false(chan_wait_cqe(&a, &cqe, G_USEC_PER_SEC / 20));
+    g_assert_false(chan_wait_cqe(&b, &cqe, G_USEC_PER_SEC / 20));
+    /* the right ones still work */
+    wr(&t, SACC_DOORBELL_TOKEN, 1);
+    chan_ring(&b);
+    chan_expect(&a, 5, SACC_STS_OK, 0);
+    chan_expect(&b, 0xb0, SACC_STS_OK, 0);
+
+    /* a token naming no channel, or a channel not READY */
+    wr(&t, SACC_DOORBELL_TOKEN, SACC_CHANNELS_DEFAULT);
+    g_assert_cmpuint(drd(&t, SACC_DEV_ERR_CODE), ==, SACC_ERR_INVALID);
+    c5 = (Chan) { .t = &t, .id = 5 };
+    wr(&t, SACC_DOORBELL_TOKEN, 5);
+    g_assert_cmpuint(crd(&c5, SACC_REG_ERR_CODE), ==, SACC_ERR_NOT_READY);
+    qpci_io_writew(t.dev, t.bar0, SACC_DOORBELL_TOKEN, 1);
+
+    /* a PUT value >= SQ_SIZE: ignored, ERR_CODE 3, not fatal */
+    cwr(&a, SACC_REG_CTRL, SACC_CTRL_RESET);
+    chan_setup(&t, &a, 1, SACC_MODE_TOKEN | SACC_MODE_V3, 8, 8);
+    chan_submit(&a, SACC_OP_NOP, 0, 0, 0, 0, 6);
+    qtest_writel(t.qts, a.put, 8);
+    wr(&t, SACC_DOORBELL_TOKEN, 1);
+    chan_wait_reg(&a, SACC_REG_ERR_CODE, SACC_ERR_INVALID);
+    g_assert_cmphex(crd(&a, SACC_REG_STATUS), ==, SACC_STATUS_READY);
+    chan_ring(&a);
+    chan_expect(&a, 6, SACC_STS_OK, 0);
+
+    g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, 0);
+    g_assert_cmpuint(crd(&a, SACC_REG_FAULT_COUNT), ==, 0);
+    sacc_stop(&t);
+}
+
+/* A PUT word the device cannot read is a ring fault on its channel. */
+static void test_v3_token_put_fault(void)
+{
+    Sacc t;
+    Chan a, b;
+    struct sacc_cqe cqe;
+
+    sacc_start(&t);
+    ring_setup(&t, 4, 4);
+    chan_init(&t, &a, 1, SACC_MODE_TOKEN | SACC_MODE_V3, 8, 8);
+    a.put = UNMAPPED + 4;
+    chan_enable(&a);
+    g_assert_cmphex(crd(&a, SACC_REG_STATUS), ==, SACC_STATUS_READY);
+    chan_setup(&t, &b, 2, SACC_MODE_TOKEN, 8, 8);
+
+    chan_submit(&a, SACC_OP_NOP, 0, 0, 0, 0, 1);
+    wr(&t, SACC_DOORBELL_TOKEN, 1);
+    chan_wait_reg(&a, SACC_REG_STATUS, SACC_STATUS_ERROR);
+    g_assert_cmpuint(crd(&a, SACC_REG_ERR_CODE), ==, SACC_ERR_DMA);
+    g_assert_cmphex(crd(&a, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_FATAL);
+    chan_expect_fault(&a, UNMAPPED + 4, SACC_FAULT_PUT_READ, 0, 1);
+    g_assert_false(chan_wait_cqe(&a, &cqe, G_USEC_PER_SEC / 20));
+    wr(&t, SACC_DOORBELL_TOKEN, 1);
+    g_assert_cmpuint(crd(&a, SACC_REG_ERR_CODE), ==, SACC_ERR_NOT_READY);
+
+    /* the neighbours are untouched */
+    chan_submit(&b, SACC_OP_NOP, 0, 0, 0, 0, 2);
+    chan_ring(&b);
+    chan_expect(&b, 2, SACC_STS_OK, 0);
+    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 3);
+    ring_doorbell(&t);
+    expect_cqe(&t, 3, SACC_STS_OK, 0);
+    g_assert_cmpuint(rd(&t, SACC_REG_FAULT_COUNT), ==, 0);
+    g_assert_cmpuint(crd(&b, SACC_REG_FAULT_COUNT), ==, 0);
+    sacc_stop(&t);
+}
+
+/* Copy the payload back from dst and compare; the canary after it. */
+static void check_inline_dst(Sacc *t, uint64_t dst, const uint8_t *want,
+                             uint32_t len)
+{
+    g_autofree uint8_t *got = g_malloc(len + 64);
+    uint32_t i;
+
+    qtest_memread(t->qts, dst, got, len + 64);
+    g_assert_cmpmem(got, len, want, len);
+    for (i = len; i < len + 64; i++) {
+        g_assert_cmphex(got[i], ==, 0xaa);
+    }
+}
+
+/* WRITE_INLINE payloads that wrap the ring end. */
+static void test_v3_inline_wrap(void)
+{
+    Sacc t;
+    Chan c, d;
+    uint8_t small[200];
+    g_autofree uint8_t *big = g_malloc(SACC_INLINE_MAX);
+    uint64_t dst;
+    int i;
+
+    sacc_start(&t);
+    chan_setup(&t, &c, 1, SACC_MODE_V3, 16, 8);
+    dst = guest_alloc(&t.qs->alloc, 2 * SACC_INLINE_MAX + 128);
+    qtest_memset(t.qts, dst, 0xaa, 2 * SACC_INLINE_MAX + 128);
+    fill_pattern(small, sizeof(small), 1);
+    fill_pattern(big, SACC_INLINE_MAX, 2);
+
+    /* 12 NOPs, so the inline descriptor lands in slot 12 of 16 */
+    for (i = 0; i < 12; i++) {
+        chan_submit(&c, SACC_OP_NOP, 0, 0, 0, 0, i);
+        if (i % 6 == 5) {
+            chan_ring(&c);
+            for (int j = i - 5; j <= i; j++) {
+                chan_expect(&c, j, SACC_STS_OK, 0);
+            }
+            chan_ack(&c);
+        }
+    }
+    /* 200 bytes: 7 slots, 13-15 then 0-3; then a NOP in slot 4 */
+    chan_inline(&c, dst, sizeof(small), small,
+                SACC_INLINE_SLOTS(sizeof(small)), 0x100);
+    g_assert_cmpuint(c.sq_tail, ==, 4);
+    chan_submit(&c, SACC_OP_NOP, 0, 0, 0, 0, 0x101);
+    chan_ring(&c);
+    chan_expect(&c, 0x100, SACC_STS_OK, sizeof(small));
+    chan_expect(&c, 0x101, SACC_STS_OK, 0);
+    chan_ack(&c);
+    check_inline_dst(&t, dst, small, sizeof(small));
+
+    /* 4 KiB twice on a 256-slot ring: the second wraps (129..255, 0..1) */
+    chan_setup(&t, &d, 2, SACC_MODE_V3, 256, 4);
+    qtest_memset(t.qts, dst, 0xaa, 2 * SACC_INLINE_MAX + 128);
+    chan_inline(&d, dst, SACC_INLINE_MAX, big, 128, 0x200);
+    chan_ring(&d);
+    chan_expect(&d, 0x200, SACC_STS_OK, SACC_INLINE_MAX);
+    g_assert_cmpuint(d.sq_tail, ==, 129);
+    chan_inline(&d, dst + SACC_INLINE_MAX + 64, SACC_INLINE_MAX, big, 128,
+                0x201);
+    g_assert_cmpuint(d.sq_tail, ==, 2);
+    chan_submit(&d, SACC_OP_NOP, 0, 0, 0, 0, 0x202);
+    chan_ring(&d);
+    chan_expect(&d, 0x201, SACC_STS_OK, SACC_INLINE_MAX);
+    chan_expect(&d, 0x202, SACC_STS_OK, 0);
+    check_inline_dst(&t, dst, big, SACC_INLINE_MAX);
+    check_inline_dst(&t, dst + SACC_INLINE_MAX + 64, big, SACC_INLINE_MAX);
+    g_assert_cmpuint(crd(&d, SACC_REG_ERR_CODE), ==, 0);
+    sacc_stop(&t);
+}
+
+/* Bad WRITE_INLINE lengths: BAD_LENGTH, no DMA, the ring stays in step. */
+static void test_v3_inline_errors(void)
+{
+    Sacc t;
+    Chan c, v2;
+    uint8_t data[128];
+    uint64_t dst;
+    uint8_t b[64];
+    uint32_t i;
+
+    sacc_start(&t);
+    chan_setup(&t, &c, 1, SACC_MODE_V3, 256, 16);
+    dst = guest_alloc(&t.qs->alloc, 8192);
+    qtest_memset(t.qts, dst, 0xaa, 8192);
+    fill_pattern(data, sizeof(data), 3);
+
+    /* length 0: no payload slots */
+    chan_inline(&c, dst, 0, NULL, 0, 1);
+    chan_submit(&c, SACC_OP_NOP, 0, 0, 0, 0, 2);
+    /* 4097 bytes, 129 slots written: all 129 skipped */
+    chan_inline(&c, dst, SACC_INLINE_MAX + 1, NULL,
+                SACC_INLINE_SLOTS(SACC_INLINE_MAX + 1), 3);
+    chan_submit(&c, SACC_OP_NOP, 0, 0, 0, 0, 4);
+    chan_ring(&c);
+    chan_expect(&c, 1, SACC_STS_BAD_LENGTH, 0);
+    chan_expect(&c, 2, SACC_STS_OK, 0);
+    chan_expect(&c, 3, SACC_STS_BAD_LENGTH, 0);
+    chan_expect(&c, 4, SACC_STS_OK, 0);
+    chan_ack(&c);
+    g_assert_cmpuint(crd(&c, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
+
+    /* 0xffffffff bytes: the device skips what the tail covers */
+    chan_inline(&c, dst, UINT32_MAX, data, 3, 5);
+    chan_ring(&c);
+    chan_expect(&c, 5, SACC_STS_BAD_LENGTH, 0);
+    /* a doorbell inside a command: the device ends it at the tail */
+    chan_inline(&c, dst, 100, data, 2, 6);
+    chan_ring(&c);
+    chan_expect(&c, 6, SACC_STS_BAD_LENGTH, 0);
+    chan_submit(&c, SACC_OP_NOP, 0, 0, 0, 0, 7);
+    chan_ring(&c);
+    chan_expect(&c, 7, SACC_STS_OK, 0);
+    chan_ack(&c);
+
+    /* a good command with a faulting dst: status 2, still in step */
+    chan_inline(&c, UNMAPPED, 100, data, SACC_INLINE_SLOTS(100), 8);
+    chan_inline(&c, dst + 4096 - 32, 64, data, 2, 9);
+    chan_submit(&c, SACC_OP_NOP, 0, 0, 0, 0, 10);
+    chan_ring(&c);
+    chan_expect(&c, 8, SACC_STS_DMA_FAULT, 0);
+    chan_expect(&c, 9, SACC_STS_OK, 64);
+    chan_expect(&c, 10, SACC_STS_OK, 0);
+    chan_expect_fault(&c, UNMAPPED,
+                      SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE, 8, 1);
+
+    /* no byte landed from the bad ones */
+    qtest_memread(t.qts, dst, b, sizeof(b));
+    for (i = 0; i < sizeof(b); i++) {
+        g_assert_cmphex(b[i], ==, 0xaa);
+    }
+    qtest_memread(t.qts, dst + 4096 - 32, b, sizeof(b));
+    g_assert_cmpmem(b, 64, data, 64);
+    g_assert_cmphex(crd(&c, SACC_REG_STATUS), ==, SACC_STATUS_READY);
+
+    /* without MODE.V3, opcode 3 is an unknown opcode */
+    chan_setup(&t, &v2, 2, 0, 4, 4);
+    chan_inline(&v2, dst, 0, NULL, 0, 11);
+    chan_ring(&v2);
+    chan_expect(&v2, 11, SACC_STS_BAD_OPCODE, 0);
+    sacc_stop(&t);
+}
+
+/* An inline payload the device cannot read is a ring fault (access 5). */
+static void test_v3_inline_fault(void)
+{
+    Sacc t;
+    Chan c, d;
+    struct sacc_cqe cqe;
+    uint8_t data[64] = { 1 };
+
+    sacc_start(&t);
+    /* slots 0-3 are the last 128 bytes of RAM, slots 4-15 are not RAM */
+    chan_init(&t, &c, 1, SACC_MODE_V3, 16, 4);
+    c.sq = RAM_SIZE - 4 * sizeof(struct sacc_desc);
+    chan_enable(&c);
+    chan_setup(&t, &d, 2, SACC_MODE_V3, 4, 4);
+    chan_submit(&c, SACC_OP_NOP, 0, 0, 0, 0, 1);
+    chan_submit(&c, SACC_OP_NOP, 0, 0, 0, 0, 2);
+    chan_submit(&c, SACC_OP_NOP, 0, 0, 0, 0, 3);
+    /* the inline descriptor in slot 3, its payload (slots 4-5) not RAM */
+    qtest_memwrite(t.qts, c.sq + 3 * sizeof(struct sacc_desc),
+                   &(struct sacc_desc) {
+                       .dst = cpu_to_le64(RAM_SIZE / 2),
+                       .length = cpu_to_le32(sizeof(data)),
+                       .opcode = cpu_to_le16(SACC_OP_WRITE_INLINE),
+                       .req_id = cpu_to_le32(0x44),
+                   }, sizeof(struct sacc_desc));
+    c.sq_tail = 6;
+    chan_ring(&c);
+    chan_expect(&c, 1, SACC_STS_OK, 0);
+    chan_expect(&c, 2, SACC_STS_OK, 0);
+    chan_expect(&c, 3, SACC_STS_OK, 0);
+    chan_ack(&c);
+    chan_wait_reg(&c, SACC_REG_STATUS, SACC_STATUS_ERROR);
+    chan_expect_fault(&c, RAM_SIZE, SACC_FAULT_INLINE_READ, 0x44, 1);
+    g_assert_cmpuint(crd(&c, SACC_REG_ERR_CODE), ==, SACC_ERR_DMA);
+    g_assert_false(chan_wait_cqe(&c, &cqe, G_USEC_PER_SEC / 20));
+    chan_inline(&d, RAM_SIZE / 2, sizeof(data), data, 2, 5);
+    chan_ring(&d);
+    chan_expect(&d, 5, SACC_STS_OK, sizeof(data));
+    sacc_stop(&t);
+}
+
+static uint64_t read_le64(Sacc *t, uint64_t addr)
+{
+    uint64_t v;
+
+    qtest_memread(t->qts, addr, &v, sizeof(v));
+    return le64_to_cpu(v);
+}
+
+/* TIMESTAMP is a fence, and the clock only moves forward. */
+static void test_v3_timestamp(void)
+{
+    const uint32_t mib = SACC_MAX_XFER;
+    Sacc t;
+    Chan c, d;
+    uint64_t ts, src, dst, c0, c1, t1, t2, t3, t4, sum = 0;
+    g_autofree uint8_t *in = g_malloc(mib);
+    g_autofree uint8_t *out = g_malloc(mib);
+    struct sacc_cqe cqe;
+    uint32_t i;
+
+    sacc_start(&t);
+    chan_setup(&t, &c, 1, SACC_MODE_V3, 16, 16);
+    chan_setup(&t, &d, 2, SACC_MODE_V3 | SACC_MODE_TOKEN, 4, 4);
+    ts = guest_alloc(&t.qs->alloc, 64);
+    src = guest_alloc(&t.qs->alloc, mib);
+    dst = guest_alloc(&t.qs->alloc, 4 * mib);
+    fill_pattern(in, mib, 4);
+    qtest_bufwrite(t.qts, src, in, mib);
+    qtest_memset(t.qts, dst, 0, 4 * mib);
+    qtest_memset(t.qts, ts, 0, 64);
+
+    c0 = dev_clock(&t);
+    chan_submit(&c, SACC_OP_TIMESTAMP, 0, ts, 0, 0, 1);
+    for (i = 0; i < 4; i++) {
+        chan_submit(&c, i % 2 ? SACC_OP_XFORM : SACC_OP_MEMCPY, src,
+                    dst + i * mib, mib, 0, 10 + i);
+    }
+    /* src and length are ignored; dst need not be aligned */
+    chan_submit(&c, SACC_OP_TIMESTAMP, UNMAPPED, ts + 8, 12345, 0, 2);
+    chan_submit(&c, SACC_OP_TIMESTAMP, 0, ts + 17, 0, 0, 3);
+    chan_ring(&c);
+    chan_expect(&c, 1, SACC_STS_OK, SACC_TIMESTAMP_LEN);
+    for (i = 0; i < 4; i++) {
+        cqe = chan_expect(&c, 10 + i, SACC_STS_OK, mib);
+        g_assert_cmpuint(cqe.engine_ns, >, 0);
+        sum += cqe.engine_ns;
+    }
+    chan_expect(&c, 2, SACC_STS_OK, SACC_TIMESTAMP_LEN);
+    /* when the fence has completed, all earlier work has landed */
+    qtest_bufread(t.qts, dst + 3 * mib, out, mib);
+    for (i = 0; i < mib; i++) {
+        g_assert_cmphex(out[i], ==, in[i] ^ SACC_XFORM_KEY);
+    }
+    chan_expect(&c, 3, SACC_STS_OK, SACC_TIMESTAMP_LEN);
+    c1 = dev_clock(&t);
+
+    t1 = read_le64(&t, ts);
+    t2 = read_le64(&t, ts + 8);
+    t3 = read_le64(&t, ts + 17);
+    g_test_message("clock %" PRIu64 " ts %" PRIu64 " +%" PRIu64 " +%" PRIu64
+                   " clock +%" PRIu64 "; engine time between: %" PRIu64,
+                   c0, t1, t2 - t1, t3 - t2, c1 - t3, sum);
+    g_assert_cmpuint(c0, <=, t1);
+    g_assert_cmpuint(t1, <=, t2);
+    g_assert_cmpuint(t2, <=, t3);
+    g_assert_cmpuint(t3, <=, c1);
+    /* the copies ran between the two fences, each its engine time */
+    g_assert_cmpuint(t2 - t1, >=, sum);
+
+    /* a timestamp on another channel, later: not earlier */
+    chan_submit(&d, SACC_OP_TIMESTAMP, 0, ts + 32, 0, 0, 4);
+    chan_ring(&d);
+    chan_expect(&d, 4, SACC_STS_OK, SACC_TIMESTAMP_LEN);
+    t4 = read_le64(&t, ts + 32);
+    g_assert_cmpuint(t4, >=, t3);
+    g_assert_cmpuint(t4, <=, dev_clock(&t));
+
+    /* dst faults like any destination */
+    chan_submit(&c, SACC_OP_TIMESTAMP, 0, UNMAPPED + 16, 0, 0, 5);
+    chan_submit(&c, SACC_OP_TIMESTAMP, 0, UINT64_MAX - 3, 0, 0, 6);
+    chan_ring(&c);
+    chan_expect(&c, 5, SACC_STS_DMA_FAULT, 0);
+    chan_expect(&c, 6, SACC_STS_DMA_FAULT, 0);
+    chan_expect_fault(&c, UINT64_MAX - 3,
+                      SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE, 6, 2);
+    g_assert_cmphex(crd(&c, SACC_REG_STATUS), ==, SACC_STATUS_READY);
+    sacc_stop(&t);
+}
+
+/* Engine time: plausible on MODE.V3 channels, 0 elsewhere. */
+static void test_v3_engine_time(void)
+{
+    const uint32_t mib = SACC_MAX_XFER;
+    Sacc t;
+    Chan c, v2;
+    uint64_t buf, c0, c1, sum = 0;
+    uint8_t data[100] = { 7 };
+    struct sacc_cqe cqe[6];
+    int i;
+
+    sacc_start(&t);
+    chan_setup(&t, &c, 1, SACC_MODE_V3, 16, 16);
+    chan_setup(&t, &v2, 2, 0, 4, 4);
+    buf = guest_alloc(&t.qs->alloc, 2 * mib);
+
+    c0 = dev_clock(&t);
+    chan_submit(&c, SACC_OP_MEMCPY, buf, buf + mib, mib, 0, 0);
+    chan_submit(&c, SACC_OP_XFORM, buf, buf + mib, mib, 0, 1);
+    chan_inline(&c, buf, sizeof(data), data, SACC_INLINE_SLOTS(100), 2);
+    chan_submit(&c, SACC_OP_TIMESTAMP, 0, buf, 0, 0, 3);
+    chan_submit(&c, SACC_OP_NOP, 0, 0, 0, 0, 4);
+    chan_submit(&c, 9, 0, 0, 0, 0, 5);
+    chan_ring(&c);
+    cqe[0] = chan_expect(&c, 0, SACC_STS_OK, mib);
+    cqe[1] = chan_expect(&c, 1, SACC_STS_OK, mib);
+    cqe[2] = chan_expect(&c, 2, SACC_STS_OK, sizeof(data));
+    cqe[3] = chan_expect(&c, 3, SACC_STS_OK, SACC_TIMESTAMP_LEN);
+    cqe[4] = chan_expect(&c, 4, SACC_STS_OK, 0);
+    cqe[5] = chan_expect(&c, 5, SACC_STS_BAD_OPCODE, 0);
+    c1 = dev_clock(&t);
+    for (i = 0; i < 6; i++) {
+        g_test_message("op %d: engine_ns %u", i, cqe[i].engine_ns);
+        /* no more than the time the whole batch took */
+        g_assert_cmpuint(cqe[i].engine_ns, <=, c1 - c0);
+        sum += cqe[i].engine_ns;
+    }
+    g_assert_cmpuint(sum, <=, c1 - c0);
+    /* work that moves data takes time */
+    for (i = 0; i < 4; i++) {
+        g_assert_cmpuint(cqe[i].engine_ns, >, 0);
+    }
+    /* a 1 MiB copy takes longer than a NOP */
+    g_assert_cmpuint(cqe[0].engine_ns, >, cqe[4].engine_ns);
+
+    /* MODE 0: word 8 stays 0 (chan_expect checks) */
+    chan_submit(&v2, SACC_OP_MEMCPY, buf, buf + mib, mib, 0, 6);
+    chan_ring(&v2);
+    chan_expect(&v2, 6, SACC_STS_OK, mib);
+    sacc_stop(&t);
+}
+
+/* Point MSI-X vector @v at @msg with @data, unmasked. */
+static void msix_vector(Sacc *t, int v, uint64_t msg, uint32_t data)
+{
+    uint64_t e = t->dev->msix_table_off + v * PCI_MSIX_ENTRY_SIZE;
+
+    qpci_io_writel(t->dev, t->dev->msix_table_bar,
+                   e + PCI_MSIX_ENTRY_LOWER_ADDR, msg);
+    qpci_io_writel(t->dev, t->dev->msix_table_bar,
+                   e + PCI_MSIX_ENTRY_UPPER_ADDR, msg >> 32);
+    qpci_io_writel(t->dev, t->dev->msix_table_bar,
+                   e + PCI_MSIX_ENTRY_DATA, data);
+    qpci_io_writel(t->dev, t->dev->msix_table_bar,
+                   e + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
+}
+
+static uint32_t wait_msg(Sacc *t, uint64_t msg)
+{
+    gint64 deadline = g_get_monotonic_time() + WAIT_US;
+    uint32_t data;
+
+    while ((data = qtest_readl(t->qts, msg)) == 0 &&
+           g_get_monotonic_time() < deadline) {
+        g_usleep(100);
+    }
+    return data;
+}
+
+/* One MSI-X vector per channel: vector k is channel k's. */
+static void test_v3_msix(void)
+{
+    Sacc t;
+    Chan a, f;
+    uint64_t msg;
+
+    sacc_start(&t);
+    qpci_msix_enable(t.dev);
+    msg = guest_alloc(&t.qs->alloc, 64);
+    qtest_memset(t.qts, msg, 0, 64);
+    msix_vector(&t, 0, msg, 0x5ac0);
+    msix_vector(&t, 1, msg + 4, 0x5ac1);
+    msix_vector(&t, 5, msg + 8, 0x5ac5);
+    ring_setup(&t, 4, 4);
+    chan_setup(&t, &a, 1, SACC_MODE_V3, 4, 4);
+
+    chan_submit(&a, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ, 1);
+    chan_ring(&a);
+    chan_expect(&a, 1, SACC_STS_OK, 0);
+    g_assert_cmphex(wait_msg(&t, msg + 4), ==, 0x5ac1);
+    g_assert_cmphex(qtest_readl(t.qts, msg), ==, 0);
+    g_assert_cmphex(crd(&a, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_COMPLETION);
+    g_assert_cmphex(rd(&t, SACC_REG_IRQ_STATUS), ==, 0);
+    g_assert_cmphex(qpci_io_readq(t.dev, t.bar2, SACC_DEV_IRQ_PENDING), ==,
+                    1u << 1);
+
+    submit(&t, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ, 2);
+    ring_doorbell(&t);
+    expect_cqe(&t, 2, SACC_STS_OK, 0);
+    g_assert_cmphex(wait_msg(&t, msg), ==, 0x5ac0);
+    g_assert_cmphex(qpci_io_readq(t.dev, t.bar2, SACC_DEV_IRQ_PENDING), ==,
+                    (1u << 1) | 1);
+    cwr(&a, SACC_REG_IRQ_ACK, SACC_IRQ_COMPLETION);
+    g_assert_cmphex(qpci_io_readq(t.dev, t.bar2, SACC_DEV_IRQ_PENDING), ==,
+                    1);
+    g_assert_cmphex(rd(&t, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_COMPLETION);
+
+    /* a ring fault signals the faulting channel's vector */
+    chan_init(&t, &f, 5, 0, 4, 4);
+    f.sq = UNMAPPED;
+    chan_enable(&f);
+    wr(&t, SACC_DOORBELL(5), 1);
+    g_assert_cmphex(wait_msg(&t, msg + 8), ==, 0x5ac5);
+    g_assert_cmphex(crd(&f, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_FATAL);
+    g_assert_false(qpci_msix_pending(t.dev, 2));
+    sacc_stop(&t);
+}
+
+/* Garbage into BAR2, the doorbell page and rings of every channel. */
+static void test_v3_garbage(void)
+{
+    static const uint32_t regs[] = {
+        SACC_REG_CTRL, SACC_REG_SQ_BASE, SACC_REG_SQ_BASE + 4,
+        SACC_REG_SQ_SIZE, SACC_REG_CQ_BASE, SACC_REG_CQ_BASE + 4,
+        SACC_REG_CQ_SIZE, SACC_REG_CQ_HEAD, SACC_REG_IRQ_ACK,
+        SACC_REG_MODE, SACC_REG_PUT_ADDR, SACC_REG_PUT_ADDR + 4,
+    };
+    const uint64_t area_len = 4 * SACC_MAX_XFER;
+    Sacc t;
+    Chan c;
+    uint64_t seed = 0x5acc000312345678ull;
+    uint64_t area, off, v;
+    g_autofree uint8_t *junk = g_malloc(16 * 1024);
+    int i, j;
+
+    sacc_start(&t);
+    qpci_msix_enable(t.dev);
+    for (i = 0; i < SACC_MSIX_VECTORS; i++) {
+        qpci_io_writel(t.dev, t.dev->msix_table_bar,
+                       t.dev->msix_table_off + i * PCI_MSIX_ENTRY_SIZE +
+                       PCI_MSIX_ENTRY_UPPER_ADDR, UNMAPPED >> 32);
+    }
+    area = guest_alloc(&t.qs->alloc, area_len);
+
+    for (off = 0; off < SACC_BAR2_SIZE; off += 4) {
+        qpci_io_writel(t.dev, t.bar2, off, rnd(&seed));
+        qpci_io_readl(t.dev, t.bar2, off);
+    }
+    g_assert_cmphex(rd(&t, SACC_REG_MAGIC), ==, SACC_MAGIC);
+
+    for (i = 0; i < 3000; i++) {
+        c = (Chan) { .t = &t, .id = rnd(&seed) % SACC_CHANNELS_DEFAULT };
+        switch (rnd(&seed) % 8) {
+        case 0: /* descriptors with v0.3 opcodes, and payload junk */
+            for (j = 0; j < 16 * 1024; j++) {
+                junk[j] = rnd(&seed);
+            }
+            for (j = 0; j < 16 * 1024; j += 32) {
+                struct sacc_desc *d = (void *)(junk + j);
+
+                if (rnd(&seed) % 2) {
+                    d->opcode = rnd(&seed) % 6;
+                    d->length = rnd(&seed) % 2 ? rnd(&seed) % 5000
+                                               : rnd(&seed);
+                    d->src = area + rnd(&seed) % area_len;
+                    d->dst = area + rnd(&seed) % area_len;
+                }
+            }
+            off = rnd(&seed) % (area_len - 16 * 1024) & ~31ull;
+            qtest_bufwrite(t.qts, area + off, junk, 16 * 1024);
+            break;
+        case 1: /* a mostly sane channel in RAM, any mode */
+            cwr(&c, SACC_REG_CTRL, rnd(&seed) % 4 ? SACC_CTRL_RESET : 0);
+            cwr(&c, SACC_REG_MODE, rnd(&seed));
+            cwr64(&c, SACC_REG_PUT_ADDR, rnd(&seed) % 8 ?
+                  area + (rnd(&seed) % area_len & ~3ull) : rnd(&seed));
+            cwr64(&c, SACC_REG_SQ_BASE,
+                  area + (rnd(&seed) % area_len & ~31ull));
+            cwr(&c, SACC_REG_SQ_SIZE, 1u << (rnd(&seed) % 12));
+            cwr64(&c, SACC_REG_CQ_BASE, rnd(&seed) % 8 ?
+                  area + (rnd(&seed) % area_len & ~15ull) : rnd(&seed));
+            cwr(&c, SACC_REG_CQ_SIZE, 1u << (rnd(&seed) % 12));
+            cwr(&c, SACC_REG_CTRL, SACC_CTRL_ENABLE);
+            break;
+        case 2: /* PUT words in the area */
+            qtest_writel(t.qts, area + (rnd(&seed) % area_len & ~3ull),
+                         rnd(&seed) % 2 ? rnd(&seed) % 64 : rnd(&seed));
+            /* fall through */
+        case 3: /* doorbells: tail or token */
+            if (rnd(&seed) % 2) {
+                wr(&t, SACC_DOORBELL(c.id), rnd(&seed) % 2 ?
+                   rnd(&seed) % 64 : rnd(&seed));
+            } else {
+                wr(&t, SACC_DOORBELL_TOKEN, rnd(&seed) % 4 ?
+                   c.id : rnd(&seed));
+            }
+            break;
+        case 4:
+            cwr(&c, SACC_REG_CQ_HEAD, rnd(&seed) % 64);
+            break;
+        case 5: /* anywhere in BAR2 or the doorbell page, any size */
+            off = rnd(&seed) % SACC_BAR2_SIZE;
+            v = rnd(&seed);
+            switch (rnd(&seed) % 4) {
+            case 0:
+                qpci_io_writeb(t.dev, t.bar2, off, v);
+                break;
+            case 1:
+                qpci_io_writew(t.dev, t.bar0,
+                               SACC_DOORBELL_OFFSET + (off & 0xffe), v);
+                break;
+            case 2:
+                qpci_io_writel(t.dev, t.bar2, off & ~3, v);
+                break;
+            default:
+                qpci_io_writeq(t.dev, t.bar2, off & ~7, v);
+            }
+            qpci_io_readq(t.dev, t.bar2, off & ~7);
+            break;
+        case 6:
+            cwr(&c, regs[rnd(&seed) % ARRAY_SIZE(regs)], rnd(&seed));
+            break;
+        default:
+            if (rnd(&seed) % 32 == 0) {
+                wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
+            }
+            qpci_io_readq(t.dev, t.bar2, SACC_DEV_IRQ_PENDING);
+        }
+    }
+
+    /* still alive, and still working after a reset */
+    g_assert_cmphex(rd(&t, SACC_REG_MAGIC), ==, SACC_MAGIC);
+    wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
+    check_power_on(&t);
+    for (i = 0; i < SACC_CHANNELS_DEFAULT; i++) {
+        c = (Chan) { .t = &t, .id = i };
+        for (off = SACC_REG_CTRL; off < SACC_CHAN_STRIDE; off += 4) {
+            g_assert_cmphex(crd(&c, off), ==, 0);
+        }
+    }
+    chan_setup(&t, &c, 6, SACC_MODE_V3 | SACC_MODE_TOKEN, 4, 4);
+    chan_submit(&c, SACC_OP_TIMESTAMP, 0, area, 0, 0, 42);
+    chan_ring(&c);
+    chan_expect(&c, 42, SACC_STS_OK, SACC_TIMESTAMP_LEN);
+    sacc_stop(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -990,6 +2203,19 @@ int main(int argc, char **argv)
     qtest_add_func("/sacc/msix", test_msix);
     qtest_add_func("/sacc/reset", test_reset);
     qtest_add_func("/sacc/garbage", test_garbage);
+    qtest_add_func("/sacc/v3/registers", test_v3_registers);
+    qtest_add_func("/sacc/v3/channel0-v02", test_v3_channel0);
+    qtest_add_func("/sacc/v3/isolation", test_v3_isolation);
+    qtest_add_func("/sacc/v3/fairness", test_v3_fairness);
+    qtest_add_func("/sacc/v3/token", test_v3_token);
+    qtest_add_func("/sacc/v3/token-put-fault", test_v3_token_put_fault);
+    qtest_add_func("/sacc/v3/inline-wrap", test_v3_inline_wrap);
+    qtest_add_func("/sacc/v3/inline-errors", test_v3_inline_errors);
+    qtest_add_func("/sacc/v3/inline-fault", test_v3_inline_fault);
+    qtest_add_func("/sacc/v3/timestamp", test_v3_timestamp);
+    qtest_add_func("/sacc/v3/engine-time", test_v3_engine_time);
+    qtest_add_func("/sacc/v3/msix", test_v3_msix);
+    qtest_add_func("/sacc/v3/garbage", test_v3_garbage);
 
     return g_test_run();
 }

@@ -2,32 +2,41 @@
 /*
  * SACC: Synthetic PCIe ACCelerator, a QEMU device model.
  *
- * A PCIe endpoint with one submission ring (32-byte descriptors) and one
- * completion ring (16-byte entries) in guest memory.  The guest writes the
- * new SQ tail to the doorbell page; the device copies (MEMCPY) or copies
- * and transforms (XFORM) buffers and posts completions with a phase bit,
- * NVMe style.  All register offsets, bits and layouts come from
- * sacc_hw.h, which the userspace driver shares; docs/spec.md is the
- * contract this file implements.
+ * A PCIe endpoint with up to 64 channels, each a submission ring (32-byte
+ * descriptors) and a completion ring (16-byte entries) in guest memory.
+ * The guest writes a channel's new SQ tail to its doorbell (or its ID to
+ * the token doorbell, and the device fetches the tail from memory); the
+ * device copies (MEMCPY), copies and transforms (XFORM), writes inline
+ * data (WRITE_INLINE) or a timestamp (TIMESTAMP) and posts completions
+ * with a phase bit, NVMe style.  Channel 0 is the v0.2 device of BAR0
+ * page 0.  All register offsets, bits and layouts come from sacc_hw.h,
+ * which the userspace driver shares; docs/spec.md is the contract this
+ * file implements.
  *
  * Design notes:
- *  - The doorbell handler only validates and records the tail and
- *    schedules a bottom half, so the vCPU never waits for a copy.  The
- *    bottom half is created with the device's memory re-entrancy guard,
- *    so DMA aimed at the device's own BARs is rejected by the memory core
- *    (and then reported as a DMA fault) instead of recursing.
+ *  - The doorbell handlers only validate and record (a tail, or that a
+ *    token came) and schedule a bottom half, so the vCPU never waits for
+ *    a copy or a PUT read.  The bottom half is created with the device's
+ *    memory re-entrancy guard, so DMA aimed at the device's own BARs is
+ *    rejected by the memory core (and then reported as a DMA fault)
+ *    instead of recursing.
+ *  - The bottom half serves channels round robin, a bounded turn each
+ *    (SACC_TURN_MAX_*), and is itself bounded per run (SACC_BH_MAX_*).
  *  - Every DMA result is checked.  Buffer DMA is done one IOVA page at a
  *    time so the fault record names the exact page that failed and no
  *    destination byte after a faulting page is ever written.
  *  - A DMA may land on some other device (e.g. the MMCONFIG window) and
- *    reset us underneath the bottom half.  Every reset or disable bumps
- *    s->epoch; the bottom half re-checks it after each DMA and abandons
- *    the descriptor, so there is no DMA after a reset returns.
+ *    reset us underneath the bottom half.  Every reset or disable of a
+ *    channel bumps its epoch; the bottom half re-checks it after each DMA
+ *    and abandons the descriptor, so there is no DMA after a reset
+ *    returns.
  *  - Nothing the guest writes may stop QEMU: no hw_error, abort or assert
  *    on guest-controlled values; errors go to LOG_GUEST_ERROR, a trace
- *    event and ERR_CODE.
- *  - The guest-visible registers live in one struct (SaccRegs) and are
- *    reset in one place, sacc_regs_reset().
+ *    event and the channel's ERR_CODE.
+ *  - A channel's guest-visible registers live in one struct
+ *    (SaccChanRegs) and are reset in one place, sacc_chan_regs_reset().
+ *    BAR0 page 0 and the channel's BAR2 block are two windows on them
+ *    (sacc_chan_read(), sacc_chan_write()).
  *  - The device keeps its own ring indices and phase (SaccDevRing,
  *    sacc_dev_ring_*()).  They implement the device's half of the ring
  *    rules in docs/spec.md and share no code with the driver's rings/
@@ -39,9 +48,11 @@
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
 #include "qemu/bswap.h"
+#include "qemu/timer.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "qapi/error.h"
 #include "qom/object.h"
@@ -55,17 +66,19 @@ OBJECT_DECLARE_SIMPLE_TYPE(SaccState, SACC)
 #define SACC_MSIX_CAP_OFFSET 0x70
 #define SACC_PCIE_CAP_OFFSET 0x80
 
-/* Work done per bottom-half run before yielding back to the main loop */
+/* Work done per bottom-half run, over all channels, before yielding */
 #define SACC_BH_MAX_DESCS 64
 #define SACC_BH_MAX_BYTES (4 * SACC_MAX_XFER)
 
 /*
- * The guest-visible registers of BAR0 page 0 that hold state.  MAGIC and
- * VERSION are constants; CQ_HEAD, IRQ_ACK and the doorbell are
- * write-only and act on SaccDevRing or irq_status.  All of them return
- * to their power-on value in sacc_regs_reset().
+ * One channel's guest-visible registers that hold state: CTRL to
+ * FAULT_COUNT at their BAR0 page 0 offsets (channel 0) or in the
+ * channel's BAR2 block, MODE and PUT_ADDR in the block only.  CQ_HEAD,
+ * IRQ_ACK and the doorbells are write-only and act on SaccDevRing or
+ * irq_status.  All of them return to their power-on value in
+ * sacc_chan_regs_reset().
  */
-typedef struct SaccRegs {
+typedef struct SaccChanRegs {
     uint32_t ctrl;
     uint32_t status;
     uint64_t sq_base;
@@ -74,12 +87,13 @@ typedef struct SaccRegs {
     uint32_t cq_size;
     uint32_t irq_status;
     uint32_t err_code;
-    uint32_t scratch;
     uint64_t fault_addr;
     uint32_t fault_info;
     uint32_t fault_req_id;
     uint32_t fault_count;
-} SaccRegs;
+    uint32_t mode;
+    uint64_t put_addr;
+} SaccChanRegs;
 
 /*
  * The device's ring indices and phase, meaningful only while
@@ -89,32 +103,49 @@ typedef struct SaccRegs {
  */
 typedef struct SaccDevRing {
     uint32_t sq_head; /* next descriptor to fetch */
-    uint32_t sq_tail; /* last doorbell value */
+    uint32_t sq_tail; /* last doorbell (or PUT) value */
     uint32_t cq_head; /* last CQ_HEAD value */
     uint32_t cq_tail; /* next completion slot to write */
     uint16_t phase;   /* phase bit of the current CQ lap */
 } SaccDevRing;
 
+typedef struct SaccChannel {
+    uint32_t id;
+    uint32_t epoch; /* bumped by reset/disable: abandons its work */
+    bool token;     /* token doorbell rung, PUT word not read yet */
+    SaccChanRegs regs;
+    SaccDevRing ring;
+} SaccChannel;
+
 struct SaccState {
     PCIDevice parent_obj;
 
-    MemoryRegion bar0; /* container: page 0 regs, page 1 doorbell */
+    MemoryRegion bar0; /* container: page 0 regs, page 1 doorbells */
     MemoryRegion regs_mr;
     MemoryRegion doorbell_mr;
     MemoryRegion msix_bar;
+    MemoryRegion bar2; /* device page, channel blocks */
     QEMUBH *bh;
     uint8_t *bounce; /* SACC_MAX_XFER bytes, src is staged here */
-    uint32_t epoch;  /* bumped by reset/disable: abandons work */
 
-    SaccRegs regs;
-    SaccDevRing ring;
+    uint32_t nr_channels; /* property "channels" */
+    uint32_t rr_next;     /* channel whose turn comes next */
+    uint32_t scratch;
+    uint32_t dev_err_code;
+    SaccChannel chan[SACC_CHANNELS_MAX];
 };
 
 typedef enum {
     SACC_DMA_OK,
     SACC_DMA_FAULT,     /* *fault holds the failing DMA address */
-    SACC_DMA_ABANDONED, /* device was reset/disabled meanwhile */
+    SACC_DMA_ABANDONED, /* channel was reset/disabled meanwhile */
 } SaccDmaResult;
+
+/* What a bottom-half run may still do (SACC_BH_MAX_*). */
+typedef struct SaccBudget {
+    uint32_t descs;
+    uint64_t bytes;
+} SaccBudget;
 
 /*
  * Device-side ring helpers.  Sizes are checked at enable and the size
@@ -150,15 +181,29 @@ static bool sacc_dev_ring_sq_empty(const SaccDevRing *ring)
     return ring->sq_head == ring->sq_tail;
 }
 
+/* SQ slots from the head up to the tail. */
+static uint32_t sacc_dev_ring_sq_pending(const SaccDevRing *ring,
+                                         uint32_t sq_size)
+{
+    return (ring->sq_tail - ring->sq_head) & (sq_size - 1);
+}
+
 /* NVMe rule: one CQ slot stays free, so a full ring never looks empty. */
 static bool sacc_dev_ring_cq_full(const SaccDevRing *ring, uint32_t cq_size)
 {
     return (ring->cq_tail + 1) % cq_size == ring->cq_head;
 }
 
+/* Move the SQ head past @n slots (n <= sacc_dev_ring_sq_pending()). */
+static void sacc_dev_ring_sq_skip(SaccDevRing *ring, uint32_t sq_size,
+                                  uint32_t n)
+{
+    ring->sq_head = (ring->sq_head + n) % sq_size;
+}
+
 static void sacc_dev_ring_sq_advance(SaccDevRing *ring, uint32_t sq_size)
 {
-    ring->sq_head = (ring->sq_head + 1) % sq_size;
+    sacc_dev_ring_sq_skip(ring, sq_size, 1);
 }
 
 /* The phase flips each time the CQ tail wraps. */
@@ -170,18 +215,28 @@ static void sacc_dev_ring_cq_advance(SaccDevRing *ring, uint32_t cq_size)
     }
 }
 
-/* Every register to its power-on value: the one place that does this. */
-static void sacc_regs_reset(SaccRegs *regs)
+/* Every channel register to its power-on value: the one place. */
+static void sacc_chan_regs_reset(SaccChanRegs *regs)
 {
-    *regs = (SaccRegs) {
+    *regs = (SaccChanRegs) {
         .err_code = SACC_ERR_NONE,
     };
 }
 
-static void sacc_set_err_code(SaccState *s, uint32_t err)
+/*
+ * The device clock (docs/spec.md section 16): nanoseconds of the host's
+ * CLOCK_MONOTONIC.  QEMU_CLOCK_VIRTUAL would stand still during the
+ * bottom half under qtest and -icount, so engine times would read 0.
+ */
+static uint64_t sacc_clock_ns(void)
 {
-    if (err != SACC_ERR_NONE) {
-        s->regs.err_code = err;
+    return qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
+}
+
+static void sacc_set_err_code(uint32_t *err_code, uint32_t err)
+{
+    if (err_code && err != SACC_ERR_NONE) {
+        *err_code = err;
     }
 }
 
@@ -190,87 +245,115 @@ static void sacc_set_err_code(SaccState *s, uint32_t err)
  * of guest error has its own trace event, so each can be enabled alone
  * (they are named sacc_guest_error_*, except sacc_ring_fatal), as
  * hw/nvme does with pci_nvme_ub_*.  The same text goes to -d guest_errors
- * (LOG_GUEST_ERROR), and @err, unless SACC_ERR_NONE, to ERR_CODE.
+ * (LOG_GUEST_ERROR), and @err, unless SACC_ERR_NONE, to the ERR_CODE
+ * register @err_code points at (a channel's, or DEV_ERR_CODE).
  */
-#define SACC_GUEST_ERROR(s, err, event, fmt, ...)                       \
+#define SACC_GUEST_ERROR(err_code, err, event, fmt, ...)                \
     do {                                                                \
-        sacc_set_err_code(s, err);                                      \
+        sacc_set_err_code(err_code, err);                               \
         trace_##event(__VA_ARGS__);                                     \
         qemu_log_mask(LOG_GUEST_ERROR, #event ": " fmt "\n", __VA_ARGS__); \
     } while (0)
 
-static void sacc_raise_irq(SaccState *s, uint32_t bits)
+/* Channel @ch's MSI-X vector is vector @ch (docs/spec.md section 8). */
+static void sacc_raise_irq(SaccState *s, SaccChannel *ch, uint32_t bits)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     bool msix = msix_enabled(pdev);
 
-    s->regs.irq_status |= bits;
-    trace_sacc_irq(bits, s->regs.irq_status, msix);
+    ch->regs.irq_status |= bits;
+    trace_sacc_irq(ch->id, bits, ch->regs.irq_status, msix);
     /* msix_notify() sets the pending bit instead if the vector is masked */
     if (msix) {
-        msix_notify(pdev, 0);
+        msix_notify(pdev, ch->id);
     }
 }
 
-static void sacc_record_fault(SaccState *s, uint32_t info, uint64_t addr,
+static void sacc_record_fault(SaccChannel *ch, uint32_t info, uint64_t addr,
                               uint32_t req_id)
 {
     trace_sacc_dma_fault(info, addr, req_id);
-    s->regs.fault_addr = addr;
-    s->regs.fault_info = info;
-    s->regs.fault_req_id = req_id;
-    if (s->regs.fault_count != UINT32_MAX) {
-        s->regs.fault_count++;
+    ch->regs.fault_addr = addr;
+    ch->regs.fault_info = info;
+    ch->regs.fault_req_id = req_id;
+    if (ch->regs.fault_count != UINT32_MAX) {
+        ch->regs.fault_count++;
     }
 }
 
-/* A fault on the rings themselves: stop until reset (or re-enable). */
-static void sacc_ring_fatal(SaccState *s, uint32_t info, uint64_t addr,
-                            uint32_t req_id)
+/* A fault on a channel's rings: stop it until reset (or re-enable). */
+static void sacc_ring_fatal(SaccState *s, SaccChannel *ch, uint32_t info,
+                            uint64_t addr, uint32_t req_id)
 {
-    sacc_record_fault(s, info, addr, req_id);
-    SACC_GUEST_ERROR(s, SACC_ERR_DMA, sacc_ring_fatal,
+    sacc_record_fault(ch, info, addr, req_id);
+    SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA, sacc_ring_fatal,
                      "info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
                      info, addr, req_id);
-    s->regs.status = (s->regs.status & ~SACC_STATUS_READY) |
-                     SACC_STATUS_ERROR;
-    sacc_raise_irq(s, SACC_IRQ_FATAL);
+    ch->regs.status = (ch->regs.status & ~SACC_STATUS_READY) |
+                      SACC_STATUS_ERROR;
+    trace_sacc_chan_stopped(ch->id, ch->regs.status, ch->regs.err_code);
+    sacc_raise_irq(s, ch, SACC_IRQ_FATAL);
+}
+
+/* A channel's registers to power-on; its work is forgotten. */
+static void sacc_chan_power_on(SaccChannel *ch)
+{
+    ch->epoch++;
+    ch->token = false;
+    sacc_chan_regs_reset(&ch->regs);
+    sacc_dev_ring_reset(&ch->ring, 0);
 }
 
 /* Return every register to its power-on value and forget all work. */
 static void sacc_reset(SaccState *s, const char *why)
 {
+    unsigned int i;
+
     trace_sacc_reset(why);
     qemu_bh_cancel(s->bh);
-    s->epoch++;
-    sacc_regs_reset(&s->regs);
-    sacc_dev_ring_reset(&s->ring, 0);
+    for (i = 0; i < SACC_CHANNELS_MAX; i++) {
+        sacc_chan_power_on(&s->chan[i]);
+    }
+    s->scratch = 0;
+    s->dev_err_code = SACC_ERR_NONE;
+    s->rr_next = 0;
 }
 
 /* CTRL.ENABLE 0 -> 1: validate the ring registers and go READY. */
-static void sacc_enable(SaccState *s)
+static void sacc_enable(SaccChannel *ch)
 {
-    SaccRegs *r = &s->regs;
+    SaccChanRegs *r = &ch->regs;
 
     if (!sacc_dev_ring_size_valid(r->sq_size) ||
         !sacc_dev_ring_size_valid(r->cq_size)) {
-        SACC_GUEST_ERROR(s, SACC_ERR_INVALID,
+        SACC_GUEST_ERROR(&r->err_code, SACC_ERR_INVALID,
                          sacc_guest_error_enable_ring_size,
-                         "sq_size %u cq_size %u", r->sq_size, r->cq_size);
+                         "ch %u sq_size %u cq_size %u",
+                         ch->id, r->sq_size, r->cq_size);
     } else if (r->sq_base % SACC_SQ_ALIGN || r->cq_base % SACC_CQ_ALIGN) {
-        SACC_GUEST_ERROR(s, SACC_ERR_DMA, sacc_guest_error_enable_ring_align,
-                         "sq_base 0x%" PRIx64 " cq_base 0x%" PRIx64,
-                         r->sq_base, r->cq_base);
+        SACC_GUEST_ERROR(&r->err_code, SACC_ERR_DMA,
+                         sacc_guest_error_enable_ring_align,
+                         "ch %u sq_base 0x%" PRIx64 " cq_base 0x%" PRIx64,
+                         ch->id, r->sq_base, r->cq_base);
+    } else if ((r->mode & SACC_MODE_TOKEN) &&
+               r->put_addr % SACC_PUT_ALIGN) {
+        SACC_GUEST_ERROR(&r->err_code, SACC_ERR_DMA,
+                         sacc_guest_error_enable_put_align,
+                         "ch %u put_addr 0x%" PRIx64, ch->id, r->put_addr);
     } else if (sacc_dev_ring_wraps(r->sq_base, r->sq_size,
                                    sizeof(struct sacc_desc)) ||
                sacc_dev_ring_wraps(r->cq_base, r->cq_size,
                                    sizeof(struct sacc_cqe))) {
-        SACC_GUEST_ERROR(s, SACC_ERR_DMA, sacc_guest_error_enable_ring_wrap,
-                         "sq 0x%" PRIx64 "/%u cq 0x%" PRIx64 "/%u",
-                         r->sq_base, r->sq_size, r->cq_base, r->cq_size);
+        SACC_GUEST_ERROR(&r->err_code, SACC_ERR_DMA,
+                         sacc_guest_error_enable_ring_wrap,
+                         "ch %u sq 0x%" PRIx64 "/%u cq 0x%" PRIx64 "/%u",
+                         ch->id, r->sq_base, r->sq_size, r->cq_base,
+                         r->cq_size);
     } else {
-        trace_sacc_enable(r->sq_base, r->sq_size, r->cq_base, r->cq_size);
-        sacc_dev_ring_reset(&s->ring, 1);
+        trace_sacc_enable(ch->id, r->mode, r->sq_base, r->sq_size,
+                          r->cq_base, r->cq_size, r->put_addr);
+        sacc_dev_ring_reset(&ch->ring, 1);
+        ch->token = false;
         /* Success also clears an earlier ERROR (ERR_CODE stays). */
         r->status = SACC_STATUS_READY;
         return;
@@ -279,13 +362,13 @@ static void sacc_enable(SaccState *s)
 }
 
 /* CTRL.ENABLE 1 -> 0: stop and drop ring state; STATUS.ERROR is kept. */
-static void sacc_disable(SaccState *s)
+static void sacc_disable(SaccChannel *ch)
 {
-    trace_sacc_disable();
-    qemu_bh_cancel(s->bh);
-    s->epoch++;
-    s->regs.status &= ~SACC_STATUS_READY;
-    sacc_dev_ring_reset(&s->ring, 0);
+    trace_sacc_disable(ch->id);
+    ch->epoch++;
+    ch->token = false;
+    ch->regs.status &= ~SACC_STATUS_READY;
+    sacc_dev_ring_reset(&ch->ring, 0);
 }
 
 /*
@@ -303,13 +386,13 @@ static MemTxResult sacc_dma_rw(SaccState *s, uint64_t addr, void *buf,
 }
 
 /*
- * Move @len bytes between guest @addr and @buf one IOVA page at a time.
- * Stops at the first failing page, so for a write every byte before that
- * page may have landed and none after it.
+ * Move @len bytes between guest @addr and @buf one IOVA page at a time,
+ * for channel @ch.  Stops at the first failing page, so for a write
+ * every byte before that page may have landed and none after it.
  */
-static SaccDmaResult sacc_dma(SaccState *s, uint64_t addr, uint8_t *buf,
-                              uint32_t len, DMADirection dir, uint32_t epoch,
-                              uint64_t *fault)
+static SaccDmaResult sacc_dma(SaccState *s, SaccChannel *ch, uint64_t addr,
+                              uint8_t *buf, uint32_t len, DMADirection dir,
+                              uint32_t epoch, uint64_t *fault)
 {
 
     while (len) {
@@ -318,7 +401,7 @@ static SaccDmaResult sacc_dma(SaccState *s, uint64_t addr, uint8_t *buf,
         MemTxResult r;
 
         r = sacc_dma_rw(s, addr, buf, n, dir);
-        if (s->epoch != epoch) {
+        if (ch->epoch != epoch) {
             return SACC_DMA_ABANDONED;
         }
         if (r != MEMTX_OK) {
@@ -339,13 +422,144 @@ static bool sacc_range_wraps(uint64_t addr, uint32_t len)
 }
 
 /*
- * Execute one descriptor.  Returns false if the device was reset or
- * disabled meanwhile (the descriptor is then abandoned, no completion);
- * otherwise fills *status and *result_len.
+ * The outcome of a descriptor's buffer DMA as its completion status.
+ * Returns false if the channel was reset or disabled meanwhile.
  */
-static bool sacc_execute(SaccState *s, const struct sacc_desc *d,
-                         uint32_t epoch, uint16_t *status,
-                         uint32_t *result_len)
+static bool sacc_buffer_done(SaccChannel *ch, const struct sacc_desc *d,
+                             SaccDmaResult r, uint32_t info, uint64_t fault,
+                             uint32_t len, uint16_t *status,
+                             uint32_t *result_len)
+{
+    switch (r) {
+    case SACC_DMA_ABANDONED:
+        return false;
+    case SACC_DMA_FAULT:
+        sacc_record_fault(ch, info, fault, d->req_id);
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA,
+                         sacc_guest_error_buffer_dma_fault,
+                         "ch %u info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
+                         ch->id, info, fault, d->req_id);
+        *status = SACC_STS_DMA_FAULT;
+        return true;
+    default:
+        *status = SACC_STS_OK;
+        *result_len = len;
+        return true;
+    }
+}
+
+/*
+ * WRITE_INLINE (docs/spec.md section 15).  The payload is in the slots
+ * after the descriptor, where sq_head now points; they are consumed
+ * whatever the outcome (a bad command: up to the tail).  A fault reading
+ * them is a ring fault.
+ */
+static bool sacc_execute_inline(SaccState *s, SaccChannel *ch,
+                                const struct sacc_desc *d, uint32_t epoch,
+                                uint16_t *status, uint32_t *result_len)
+{
+    SaccDevRing *ring = &ch->ring;
+    const uint32_t sq_size = ch->regs.sq_size;
+    const uint32_t avail = sacc_dev_ring_sq_pending(ring, sq_size);
+    const uint64_t slots = SACC_INLINE_SLOTS(d->length);
+    const uint32_t len = d->length;
+    uint64_t addr, fault = d->dst;
+    uint32_t first;
+    SaccDmaResult r;
+
+    if (len < 1 || len > SACC_INLINE_MAX || slots > avail) {
+        sacc_dev_ring_sq_skip(ring, sq_size, MIN(slots, avail));
+        *status = SACC_STS_BAD_LENGTH;
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_INVALID,
+                         sacc_guest_error_inline_length,
+                         "ch %u req_id 0x%x length %u slots %u",
+                         ch->id, d->req_id, len, avail);
+        return true;
+    }
+
+    /* The payload up to the end of the ring, then on from slot 0. */
+    addr = ch->regs.sq_base +
+           (uint64_t)ring->sq_head * sizeof(struct sacc_desc);
+    first = MIN(len, (sq_size - ring->sq_head) * sizeof(struct sacc_desc));
+    trace_sacc_inline_fetch(ch->id, d->req_id, ring->sq_head, slots, len);
+    r = sacc_dma(s, ch, addr, s->bounce, first, DMA_DIRECTION_TO_DEVICE,
+                 epoch, &fault);
+    if (r == SACC_DMA_OK && first < len) {
+        r = sacc_dma(s, ch, ch->regs.sq_base, s->bounce + first, len - first,
+                     DMA_DIRECTION_TO_DEVICE, epoch, &fault);
+    }
+    if (r == SACC_DMA_ABANDONED) {
+        return false;
+    }
+    if (r == SACC_DMA_FAULT) {
+        sacc_ring_fatal(s, ch, SACC_FAULT_INLINE_READ, fault, d->req_id);
+        return false;
+    }
+    sacc_dev_ring_sq_skip(ring, sq_size, slots);
+
+    /* Then the destination, exactly as a MEMCPY's. */
+    fault = d->dst;
+    if (sacc_range_wraps(d->dst, len)) {
+        r = SACC_DMA_FAULT;
+    } else {
+        r = sacc_dma(s, ch, d->dst, s->bounce, len,
+                     DMA_DIRECTION_FROM_DEVICE, epoch, &fault);
+    }
+    return sacc_buffer_done(ch, d, r,
+                            SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE,
+                            fault, len, status, result_len);
+}
+
+/*
+ * TIMESTAMP (docs/spec.md section 16).  The fence holds by construction:
+ * a channel's descriptors run one at a time, and the previous one's
+ * completion is posted before this one is fetched.
+ */
+static bool sacc_execute_timestamp(SaccState *s, SaccChannel *ch,
+                                   const struct sacc_desc *d, uint32_t epoch,
+                                   uint16_t *status, uint32_t *result_len)
+{
+    uint64_t now = sacc_clock_ns();
+    uint64_t le = cpu_to_le64(now);
+    uint64_t fault = d->dst;
+    SaccDmaResult r;
+
+    trace_sacc_timestamp(ch->id, d->req_id, now);
+    if (sacc_range_wraps(d->dst, SACC_TIMESTAMP_LEN)) {
+        r = SACC_DMA_FAULT;
+    } else {
+        r = sacc_dma(s, ch, d->dst, (uint8_t *)&le, SACC_TIMESTAMP_LEN,
+                     DMA_DIRECTION_FROM_DEVICE, epoch, &fault);
+    }
+    return sacc_buffer_done(ch, d, r,
+                            SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE,
+                            fault, SACC_TIMESTAMP_LEN, status, result_len);
+}
+
+/* The opcodes channel @ch runs: v0.3's only with MODE.V3. */
+static bool sacc_opcode_known(const SaccChannel *ch, uint16_t opcode)
+{
+    switch (opcode) {
+    case SACC_OP_NOP:
+    case SACC_OP_MEMCPY:
+    case SACC_OP_XFORM:
+        return true;
+    case SACC_OP_WRITE_INLINE:
+    case SACC_OP_TIMESTAMP:
+        return ch->regs.mode & SACC_MODE_V3;
+    default:
+        return false;
+    }
+}
+
+/*
+ * Execute one descriptor of @ch.  Returns false if the channel was
+ * reset, disabled or stopped meanwhile (the descriptor is then
+ * abandoned, no completion); otherwise fills *status and *result_len.
+ */
+static bool sacc_execute(SaccState *s, SaccChannel *ch,
+                         const struct sacc_desc *d, uint32_t epoch,
+                         uint16_t *status, uint32_t *result_len)
 {
     uint32_t info = SACC_FAULT_SRC_READ;
     uint64_t fault = d->src;
@@ -353,24 +567,32 @@ static bool sacc_execute(SaccState *s, const struct sacc_desc *d,
     uint32_t i;
 
     *result_len = 0;
+    if (!sacc_opcode_known(ch, d->opcode)) {
+        *status = SACC_STS_BAD_OPCODE;
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_BAD_OPCODE,
+                         sacc_guest_error_bad_opcode,
+                         "ch %u req_id 0x%x opcode %u",
+                         ch->id, d->req_id, d->opcode);
+        return true;
+    }
     switch (d->opcode) {
     case SACC_OP_NOP:
         *status = SACC_STS_OK;
         return true;
-    case SACC_OP_MEMCPY:
-    case SACC_OP_XFORM:
+    case SACC_OP_WRITE_INLINE:
+        return sacc_execute_inline(s, ch, d, epoch, status, result_len);
+    case SACC_OP_TIMESTAMP:
+        return sacc_execute_timestamp(s, ch, d, epoch, status, result_len);
+    default: /* MEMCPY, XFORM */
         break;
-    default:
-        *status = SACC_STS_BAD_OPCODE;
-        SACC_GUEST_ERROR(s, SACC_ERR_BAD_OPCODE, sacc_guest_error_bad_opcode,
-                         "req_id 0x%x opcode %u", d->req_id, d->opcode);
-        return true;
     }
 
     if (d->length < 1 || d->length > SACC_MAX_XFER) {
         *status = SACC_STS_BAD_LENGTH;
-        SACC_GUEST_ERROR(s, SACC_ERR_INVALID, sacc_guest_error_bad_length,
-                         "req_id 0x%x length %u", d->req_id, d->length);
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_INVALID,
+                         sacc_guest_error_bad_length,
+                         "ch %u req_id 0x%x length %u",
+                         ch->id, d->req_id, d->length);
         return true;
     }
 
@@ -383,7 +605,7 @@ static bool sacc_execute(SaccState *s, const struct sacc_desc *d,
         r = SACC_DMA_FAULT;
     } else {
         /* All of src first, so a source fault leaves dst untouched. */
-        r = sacc_dma(s, d->src, s->bounce, d->length,
+        r = sacc_dma(s, ch, d->src, s->bounce, d->length,
                      DMA_DIRECTION_TO_DEVICE, epoch, &fault);
         if (r == SACC_DMA_OK) {
             if (d->opcode == SACC_OP_XFORM) {
@@ -392,214 +614,482 @@ static bool sacc_execute(SaccState *s, const struct sacc_desc *d,
                 }
             }
             info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
-            r = sacc_dma(s, d->dst, s->bounce, d->length,
+            r = sacc_dma(s, ch, d->dst, s->bounce, d->length,
                          DMA_DIRECTION_FROM_DEVICE, epoch, &fault);
         }
     }
-
-    switch (r) {
-    case SACC_DMA_ABANDONED:
-        return false;
-    case SACC_DMA_FAULT:
-        sacc_record_fault(s, info, fault, d->req_id);
-        SACC_GUEST_ERROR(s, SACC_ERR_DMA, sacc_guest_error_buffer_dma_fault,
-                         "info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
-                         info, fault, d->req_id);
-        *status = SACC_STS_DMA_FAULT;
-        return true;
-    default:
-        *status = SACC_STS_OK;
-        *result_len = d->length;
-        return true;
-    }
+    return sacc_buffer_done(ch, d, r, info, fault, d->length, status,
+                            result_len);
 }
 
 /*
  * Post one completion: bytes 0-13 first, then the phase word in a second
  * write, so a guest polling the phase never sees a half-written entry.
- * Returns false if the ring faulted or the device was reset meanwhile.
+ * On a MODE.V3 channel word 8 is the engine time since @fetch_ns.
+ * Returns false if the ring faulted or the channel was reset meanwhile.
  */
-static bool sacc_post_cqe(SaccState *s, uint32_t epoch, uint32_t req_id,
-                          uint16_t status, uint32_t result_len)
+static bool sacc_post_cqe(SaccState *s, SaccChannel *ch, uint32_t epoch,
+                          uint32_t req_id, uint16_t status,
+                          uint32_t result_len, uint64_t fetch_ns)
 {
-    uint64_t addr = s->regs.cq_base +
-                    (uint64_t)s->ring.cq_tail * sizeof(struct sacc_cqe);
-    struct sacc_cqe cqe = {
-        .req_id = cpu_to_le32(req_id),
-        .result_len = cpu_to_le32(result_len),
-        .reserved = 0,
-        .status = cpu_to_le16(status),
-    };
-    uint16_t phase = cpu_to_le16(s->ring.phase);
+    SaccDevRing *ring = &ch->ring;
+    uint64_t addr = ch->regs.cq_base +
+                    (uint64_t)ring->cq_tail * sizeof(struct sacc_cqe);
+    uint32_t engine_ns = 0;
+    struct sacc_cqe cqe;
+    uint16_t phase = cpu_to_le16(ring->phase);
     const uint32_t info = SACC_FAULT_CQ_WRITE | SACC_FAULT_IS_WRITE;
     MemTxResult r;
 
+    if (ch->regs.mode & SACC_MODE_V3) {
+        engine_ns = MIN(sacc_clock_ns() - fetch_ns, UINT32_MAX);
+    }
+    cqe = (struct sacc_cqe) {
+        .req_id = cpu_to_le32(req_id),
+        .result_len = cpu_to_le32(result_len),
+        .engine_ns = cpu_to_le32(engine_ns),
+        .status = cpu_to_le16(status),
+    };
     r = sacc_dma_rw(s, addr, &cqe, SACC_CQE_PHASE_OFFSET,
                     DMA_DIRECTION_FROM_DEVICE);
-    if (s->epoch != epoch) {
+    if (ch->epoch != epoch) {
         return false;
     }
     if (r != MEMTX_OK) {
-        sacc_ring_fatal(s, info, addr, req_id);
+        sacc_ring_fatal(s, ch, info, addr, req_id);
         return false;
     }
     r = sacc_dma_rw(s, addr + SACC_CQE_PHASE_OFFSET, &phase, sizeof(phase),
                     DMA_DIRECTION_FROM_DEVICE);
-    if (s->epoch != epoch) {
+    if (ch->epoch != epoch) {
         return false;
     }
     if (r != MEMTX_OK) {
-        sacc_ring_fatal(s, info, addr + SACC_CQE_PHASE_OFFSET, req_id);
+        sacc_ring_fatal(s, ch, info, addr + SACC_CQE_PHASE_OFFSET, req_id);
         return false;
     }
 
-    trace_sacc_cqe_post(s->ring.cq_tail, req_id, status, result_len,
-                        s->ring.phase);
-    sacc_dev_ring_cq_advance(&s->ring, s->regs.cq_size);
+    trace_sacc_cqe_post(ch->id, ring->cq_tail, req_id, status, result_len,
+                        ring->phase, engine_ns);
+    sacc_dev_ring_cq_advance(ring, ch->regs.cq_size);
     return true;
 }
 
-/* Bottom half: run descriptors from sq_head up to the recorded tail. */
+/*
+ * Token mode: read the channel's PUT word, its new SQ tail (docs/spec.md
+ * section 14).  A fault is a ring fault; a bad value is ignored.
+ */
+static void sacc_read_put(SaccState *s, SaccChannel *ch, uint32_t epoch)
+{
+    uint64_t addr = ch->regs.put_addr;
+    uint32_t put;
+    MemTxResult r;
+
+    r = sacc_dma_rw(s, addr, &put, sizeof(put), DMA_DIRECTION_TO_DEVICE);
+    if (ch->epoch != epoch) {
+        return;
+    }
+    if (r != MEMTX_OK) {
+        sacc_ring_fatal(s, ch, SACC_FAULT_PUT_READ, addr, 0);
+        return;
+    }
+    put = le32_to_cpu(put);
+    if (put >= ch->regs.sq_size) {
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_INVALID,
+                         sacc_guest_error_put_range,
+                         "ch %u put %u sq_size %u",
+                         ch->id, put, ch->regs.sq_size);
+        return;
+    }
+    trace_sacc_put_read(ch->id, addr, put, ch->ring.sq_head);
+    ch->ring.sq_tail = put;
+}
+
+/*
+ * Fetch, execute and complete the descriptor at @ch's SQ head.  Returns
+ * the bytes it moved (for the turn and run bounds), or -1 if the channel
+ * was stopped, reset or disabled meanwhile.
+ */
+static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
+{
+    const uint64_t fetch_ns = sacc_clock_ns();
+    struct sacc_desc d;
+    uint64_t addr;
+    uint32_t result_len;
+    uint16_t status;
+    MemTxResult r;
+
+    addr = ch->regs.sq_base + (uint64_t)ch->ring.sq_head * sizeof(d);
+    r = sacc_dma_rw(s, addr, &d, sizeof(d), DMA_DIRECTION_TO_DEVICE);
+    if (ch->epoch != epoch) {
+        return -1;
+    }
+    if (r != MEMTX_OK) {
+        sacc_ring_fatal(s, ch, SACC_FAULT_DESC_FETCH, addr, 0);
+        return -1;
+    }
+    d.src = le64_to_cpu(d.src);
+    d.dst = le64_to_cpu(d.dst);
+    d.length = le32_to_cpu(d.length);
+    d.opcode = le16_to_cpu(d.opcode);
+    d.flags = le16_to_cpu(d.flags);
+    d.req_id = le32_to_cpu(d.req_id);
+    trace_sacc_desc_fetch(ch->id, ch->ring.sq_head, d.opcode, d.req_id,
+                          d.src, d.dst, d.length);
+    sacc_dev_ring_sq_advance(&ch->ring, ch->regs.sq_size);
+
+    trace_sacc_op_start(ch->id, d.req_id, d.opcode);
+    if (!sacc_execute(s, ch, &d, epoch, &status, &result_len)) {
+        return -1;
+    }
+    trace_sacc_op_end(ch->id, d.req_id, status, result_len);
+    if (!sacc_post_cqe(s, ch, epoch, d.req_id, status, result_len,
+                       fetch_ns)) {
+        return -1;
+    }
+    if (d.flags & SACC_DESC_F_IRQ) {
+        sacc_raise_irq(s, ch, SACC_IRQ_COMPLETION);
+    }
+
+    switch (d.opcode) {
+    case SACC_OP_MEMCPY:
+    case SACC_OP_XFORM:
+        return MIN(d.length, SACC_MAX_XFER);
+    case SACC_OP_WRITE_INLINE:
+        return MIN(d.length, SACC_INLINE_MAX);
+    case SACC_OP_TIMESTAMP:
+        return SACC_TIMESTAMP_LEN;
+    default:
+        return 0;
+    }
+}
+
+/*
+ * One turn of channel @ch (docs/spec.md section 11): its PUT word if a
+ * token came, then up to SACC_TURN_MAX_DESCS descriptors or
+ * SACC_TURN_MAX_BYTES, within what is left of the run's @budget.
+ * Returns true if it did anything.
+ */
+static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
+{
+    const uint32_t epoch = ch->epoch;
+    uint32_t descs = 0;
+    uint64_t bytes = 0;
+    bool worked = false;
+
+    if (!(ch->regs.status & SACC_STATUS_READY)) {
+        return false;
+    }
+    if (ch->token) {
+        ch->token = false;
+        worked = true;
+        sacc_read_put(s, ch, epoch);
+    }
+    /* The epoch check catches a reset caused by our own DMA or MSI. */
+    while (ch->epoch == epoch && (ch->regs.status & SACC_STATUS_READY) &&
+           !sacc_dev_ring_sq_empty(&ch->ring)) {
+        int64_t n;
+
+        /* CQ full (one slot stays free); CQ_HEAD will reschedule us. */
+        if (sacc_dev_ring_cq_full(&ch->ring, ch->regs.cq_size)) {
+            trace_sacc_cq_full(ch->id, ch->ring.cq_tail, ch->ring.cq_head);
+            break;
+        }
+        if (descs >= SACC_TURN_MAX_DESCS || bytes >= SACC_TURN_MAX_BYTES ||
+            !budget->descs || !budget->bytes) {
+            break;
+        }
+        worked = true;
+        descs++;
+        budget->descs--;
+        n = sacc_run_one(s, ch, epoch);
+        if (n < 0) {
+            break;
+        }
+        bytes += n;
+        budget->bytes -= MIN((uint64_t)n, budget->bytes);
+    }
+    if (worked) {
+        trace_sacc_turn(ch->id, descs, bytes);
+    }
+    return worked;
+}
+
+/*
+ * Bottom half: channels round robin, one turn each, until a whole round
+ * finds no work or the run's budget is spent (then a later run goes on
+ * with the next channel in the order).
+ */
 static void sacc_process(void *opaque)
 {
     SaccState *s = opaque;
-    const uint32_t epoch = s->epoch;
-    unsigned int descs = 0;
-    uint64_t bytes = 0;
+    SaccBudget budget = {
+        .descs = SACC_BH_MAX_DESCS,
+        .bytes = SACC_BH_MAX_BYTES,
+    };
+    uint32_t idle = 0;
 
-    /* The epoch check catches a reset caused by our own DMA or MSI. */
-    while (s->epoch == epoch && (s->regs.status & SACC_STATUS_READY) &&
-           !sacc_dev_ring_sq_empty(&s->ring)) {
-        struct sacc_desc d;
-        uint64_t addr;
-        uint32_t result_len;
-        uint16_t status;
-        MemTxResult r;
+    while (idle < s->nr_channels) {
+        SaccChannel *ch;
 
-        /* CQ full (one slot stays free); CQ_HEAD will reschedule us. */
-        if (sacc_dev_ring_cq_full(&s->ring, s->regs.cq_size)) {
-            trace_sacc_cq_full(s->ring.cq_tail, s->ring.cq_head);
-            return;
-        }
-        if (descs >= SACC_BH_MAX_DESCS || bytes >= SACC_BH_MAX_BYTES) {
+        if (!budget.descs || !budget.bytes) {
             /* Let the main loop breathe; continue in a later run. */
             qemu_bh_schedule(s->bh);
             return;
         }
-
-        addr = s->regs.sq_base + (uint64_t)s->ring.sq_head * sizeof(d);
-        r = sacc_dma_rw(s, addr, &d, sizeof(d), DMA_DIRECTION_TO_DEVICE);
-        if (s->epoch != epoch) {
-            return;
-        }
-        if (r != MEMTX_OK) {
-            sacc_ring_fatal(s, SACC_FAULT_DESC_FETCH, addr, 0);
-            return;
-        }
-        d.src = le64_to_cpu(d.src);
-        d.dst = le64_to_cpu(d.dst);
-        d.length = le32_to_cpu(d.length);
-        d.opcode = le16_to_cpu(d.opcode);
-        d.flags = le16_to_cpu(d.flags);
-        d.req_id = le32_to_cpu(d.req_id);
-        trace_sacc_desc_fetch(s->ring.sq_head, d.opcode, d.req_id, d.src,
-                              d.dst, d.length);
-        sacc_dev_ring_sq_advance(&s->ring, s->regs.sq_size);
-
-        if (!sacc_execute(s, &d, epoch, &status, &result_len)) {
-            return;
-        }
-        if (!sacc_post_cqe(s, epoch, d.req_id, status, result_len)) {
-            return;
-        }
-        if (d.flags & SACC_DESC_F_IRQ) {
-            sacc_raise_irq(s, SACC_IRQ_COMPLETION);
-        }
-
-        descs++;
-        if (d.opcode == SACC_OP_MEMCPY || d.opcode == SACC_OP_XFORM) {
-            bytes += MIN(d.length, SACC_MAX_XFER);
-        }
+        ch = &s->chan[s->rr_next];
+        s->rr_next = (s->rr_next + 1) % s->nr_channels;
+        idle = sacc_turn(s, ch, &budget) ? 0 : idle + 1;
     }
 }
 
-static void sacc_ctrl_write(SaccState *s, uint32_t val)
+/* A channel reset: CTRL.RESET in the channel's BAR2 block. */
+static void sacc_chan_reset(SaccChannel *ch)
 {
-    bool was = s->regs.ctrl & SACC_CTRL_ENABLE;
+    trace_sacc_chan_reset(ch->id);
+    sacc_chan_power_on(ch);
+}
+
+/* CTRL; @page0: written through BAR0 page 0, where RESET is the device's */
+static void sacc_ctrl_write(SaccState *s, SaccChannel *ch, uint32_t val,
+                            bool page0)
+{
+    bool was = ch->regs.ctrl & SACC_CTRL_ENABLE;
     bool now = val & SACC_CTRL_ENABLE;
 
     if (val & SACC_CTRL_RESET) {
         /* Wins over ENABLE; the RESET bit itself reads back 0. */
-        sacc_reset(s, "ctrl");
+        if (page0) {
+            sacc_reset(s, "ctrl");
+        } else {
+            sacc_chan_reset(ch);
+        }
         return;
     }
     if (now && !was) {
-        s->regs.ctrl = SACC_CTRL_ENABLE;
-        sacc_enable(s);
+        ch->regs.ctrl = SACC_CTRL_ENABLE;
+        sacc_enable(ch);
     } else if (!now && was) {
-        s->regs.ctrl = 0;
-        sacc_disable(s);
+        ch->regs.ctrl = 0;
+        sacc_disable(ch);
     }
 }
 
-static void sacc_cq_head_write(SaccState *s, uint32_t val)
+static void sacc_cq_head_write(SaccState *s, SaccChannel *ch, uint32_t val)
 {
-    if (!(s->regs.status & SACC_STATUS_READY)) {
-        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_cq_head_not_ready,
-                         "head %u", val);
+    if (!(ch->regs.status & SACC_STATUS_READY)) {
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE,
+                         sacc_guest_error_cq_head_not_ready,
+                         "ch %u head %u", ch->id, val);
         return;
     }
-    if (val >= s->regs.cq_size) {
-        SACC_GUEST_ERROR(s, SACC_ERR_INVALID, sacc_guest_error_cq_head_range,
-                         "head %u cq_size %u", val, s->regs.cq_size);
+    if (val >= ch->regs.cq_size) {
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_INVALID,
+                         sacc_guest_error_cq_head_range,
+                         "ch %u head %u cq_size %u",
+                         ch->id, val, ch->regs.cq_size);
         return;
     }
-    trace_sacc_cq_head(val, s->ring.cq_tail);
-    s->ring.cq_head = val;
+    trace_sacc_cq_head(ch->id, val, ch->ring.cq_tail);
+    ch->ring.cq_head = val;
     /* The slot may have unblocked a stalled ring. */
-    if (!sacc_dev_ring_sq_empty(&s->ring)) {
+    if (!sacc_dev_ring_sq_empty(&ch->ring)) {
         qemu_bh_schedule(s->bh);
     }
 }
 
-static bool sacc_ring_regs_locked(SaccState *s, hwaddr addr, uint64_t val)
+static bool sacc_ring_regs_locked(SaccChannel *ch, unsigned int bar,
+                                  hwaddr addr, uint64_t val)
 {
-    if (!(s->regs.ctrl & SACC_CTRL_ENABLE)) {
+    if (!(ch->regs.ctrl & SACC_CTRL_ENABLE)) {
         return false;
     }
-    SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_ring_reg_locked,
-                     "addr 0x%" HWADDR_PRIx " val 0x%" PRIx64, addr, val);
+    SACC_GUEST_ERROR(NULL, SACC_ERR_NONE, sacc_guest_error_ring_reg_locked,
+                     "ch %u bar %u addr 0x%" HWADDR_PRIx " val 0x%" PRIx64,
+                     ch->id, bar, addr, val);
     return true;
 }
 
+/*
+ * A channel's 64-bit register at offset @off of its register window, or
+ * NULL.  @page0: the window is BAR0 page 0, which has no PUT_ADDR.
+ */
+static uint64_t *sacc_chan_reg64(SaccChannel *ch, hwaddr off, bool page0)
+{
+    switch (off) {
+    case SACC_REG_SQ_BASE:
+        return &ch->regs.sq_base;
+    case SACC_REG_CQ_BASE:
+        return &ch->regs.cq_base;
+    case SACC_REG_FAULT_ADDR:
+        return &ch->regs.fault_addr;
+    case SACC_REG_PUT_ADDR:
+        return page0 ? NULL : &ch->regs.put_addr;
+    default:
+        return NULL;
+    }
+}
+
+/* The 64-bit register of which @off is the LO or HI half, or NULL. */
+static uint64_t *sacc_chan_reg64_half(SaccChannel *ch, hwaddr off,
+                                      bool page0)
+{
+    return off % 4 ? NULL : sacc_chan_reg64(ch, off & ~7ull, page0);
+}
+
+/*
+ * Read channel register @off (a page-0 offset, docs/spec.md sections 2
+ * and 13), @size 4, or 8 at a 64-bit register (the caller checks).
+ */
+static uint64_t sacc_chan_read(SaccChannel *ch, hwaddr off,
+                               unsigned int size, bool page0)
+{
+    const SaccChanRegs *r = &ch->regs;
+    uint64_t *reg64 = sacc_chan_reg64_half(ch, off, page0);
+
+    if (reg64) {
+        return size == 8 ? *reg64 : extract64(*reg64, (off & 4) * 8, 32);
+    }
+    switch (off) {
+    case SACC_REG_CTRL:
+        return r->ctrl;
+    case SACC_REG_STATUS:
+        return r->status;
+    case SACC_REG_SQ_SIZE:
+        return r->sq_size;
+    case SACC_REG_CQ_SIZE:
+        return r->cq_size;
+    case SACC_REG_IRQ_STATUS:
+        return r->irq_status;
+    case SACC_REG_ERR_CODE:
+        return r->err_code;
+    case SACC_REG_FAULT_INFO:
+        return r->fault_info;
+    case SACC_REG_FAULT_REQ_ID:
+        return r->fault_req_id;
+    case SACC_REG_FAULT_COUNT:
+        return r->fault_count;
+    case SACC_REG_MODE:
+        return page0 ? 0 : r->mode;
+    default:
+        /* CQ_HEAD, IRQ_ACK (write-only) and reserved space read 0 */
+        return 0;
+    }
+}
+
+/*
+ * Write channel register @off of the window at @base in BAR @bar (BAR0
+ * page 0 or a BAR2 block), @size 4, or 8 at a 64-bit register.
+ */
+static void sacc_chan_write(SaccState *s, SaccChannel *ch, unsigned int bar,
+                            hwaddr base, hwaddr off, uint64_t val,
+                            unsigned int size)
+{
+    const bool page0 = bar == SACC_BAR_REGS;
+    SaccChanRegs *r = &ch->regs;
+    uint64_t *reg64 = sacc_chan_reg64_half(ch, off, page0);
+
+    if (reg64 == &r->fault_addr) {
+        reg64 = NULL; /* read-only: below */
+    }
+    if (reg64) {
+        if (!sacc_ring_regs_locked(ch, bar, base + off, val)) {
+            *reg64 = size == 8 ? val
+                               : deposit64(*reg64, (off & 4) * 8, 32, val);
+        }
+        return;
+    }
+
+    switch (off) {
+    case SACC_REG_CTRL:
+        sacc_ctrl_write(s, ch, val, page0);
+        break;
+    case SACC_REG_SQ_SIZE:
+        if (!sacc_ring_regs_locked(ch, bar, base + off, val)) {
+            r->sq_size = val;
+        }
+        break;
+    case SACC_REG_CQ_SIZE:
+        if (!sacc_ring_regs_locked(ch, bar, base + off, val)) {
+            r->cq_size = val;
+        }
+        break;
+    case SACC_REG_CQ_HEAD:
+        sacc_cq_head_write(s, ch, val);
+        break;
+    case SACC_REG_IRQ_ACK:
+        r->irq_status &= ~(uint32_t)val;
+        break;
+    case SACC_REG_STATUS:
+    case SACC_REG_IRQ_STATUS:
+    case SACC_REG_ERR_CODE:
+    case SACC_REG_FAULT_ADDR:
+    case SACC_REG_FAULT_ADDR + 4:
+    case SACC_REG_FAULT_INFO:
+    case SACC_REG_FAULT_REQ_ID:
+    case SACC_REG_FAULT_COUNT:
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE, sacc_guest_error_write_ro,
+                         "bar %u addr 0x%" HWADDR_PRIx " val 0x%" PRIx64,
+                         bar, base + off, val);
+        break;
+    case SACC_REG_MODE:
+        if (!page0) {
+            if (!sacc_ring_regs_locked(ch, bar, base + off, val)) {
+                r->mode = val & SACC_MODE_MASK;
+            }
+            break;
+        }
+        /* fall through: BAR0 page 0 has no MODE */
+    default:
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE,
+                         sacc_guest_error_write_reserved,
+                         "bar %u addr 0x%" HWADDR_PRIx " val 0x%" PRIx64,
+                         bar, base + off, val);
+        break;
+    }
+}
+
+/*
+ * v0.2's access rule (docs/spec.md section 2), for every register page:
+ * 32-bit accesses, and 64-bit ones at a 64-bit register (@reg64).  Logs
+ * anything else and returns false.
+ */
+static bool sacc_access_ok(unsigned int bar, hwaddr addr, unsigned int size,
+                           bool reg64, bool write, uint64_t val)
+{
+    if (size == 4 || (size == 8 && reg64)) {
+        return true;
+    }
+    if (size == 8 && write) {
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE, sacc_guest_error_write64,
+                         "bar %u addr 0x%" HWADDR_PRIx " val 0x%" PRIx64,
+                         bar, addr, val);
+    } else if (size == 8) {
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE, sacc_guest_error_read64,
+                         "bar %u addr 0x%" HWADDR_PRIx, bar, addr);
+    } else if (write) {
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE, sacc_guest_error_write_size,
+                         "bar %u addr 0x%" HWADDR_PRIx " size %u val 0x%"
+                         PRIx64, bar, addr, size, val);
+    } else {
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE, sacc_guest_error_read_size,
+                         "bar %u addr 0x%" HWADDR_PRIx " size %u",
+                         bar, addr, size);
+    }
+    return false;
+}
+
+/* BAR0 page 0: MAGIC, VERSION, SCRATCH and channel 0's registers. */
 static uint64_t sacc_regs_read(void *opaque, hwaddr addr, unsigned int size)
 {
     SaccState *s = opaque;
+    SaccChannel *ch = &s->chan[0];
     uint64_t val = 0;
 
-    if (size == 8) {
-        switch (addr) {
-        case SACC_REG_SQ_BASE:
-            val = s->regs.sq_base;
-            break;
-        case SACC_REG_CQ_BASE:
-            val = s->regs.cq_base;
-            break;
-        case SACC_REG_FAULT_ADDR:
-            val = s->regs.fault_addr;
-            break;
-        default:
-            SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_read64,
-                             "addr 0x%" HWADDR_PRIx, addr);
-        }
+    if (!sacc_access_ok(SACC_BAR_REGS, addr, size,
+                        sacc_chan_reg64(ch, addr, true), false, 0)) {
         goto out;
     }
-    if (size != 4) {
-        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_read_size,
-                         "addr 0x%" HWADDR_PRIx " size %u", addr, size);
-        goto out;
-    }
-
     switch (addr) {
     case SACC_REG_MAGIC:
         val = SACC_MAGIC;
@@ -607,55 +1097,15 @@ static uint64_t sacc_regs_read(void *opaque, hwaddr addr, unsigned int size)
     case SACC_REG_VERSION:
         val = SACC_VERSION;
         break;
-    case SACC_REG_CTRL:
-        val = s->regs.ctrl;
-        break;
-    case SACC_REG_STATUS:
-        val = s->regs.status;
-        break;
-    case SACC_REG_SQ_BASE:
-    case SACC_REG_SQ_BASE + 4:
-        val = extract64(s->regs.sq_base, (addr - SACC_REG_SQ_BASE) * 8, 32);
-        break;
-    case SACC_REG_SQ_SIZE:
-        val = s->regs.sq_size;
-        break;
-    case SACC_REG_CQ_BASE:
-    case SACC_REG_CQ_BASE + 4:
-        val = extract64(s->regs.cq_base, (addr - SACC_REG_CQ_BASE) * 8, 32);
-        break;
-    case SACC_REG_CQ_SIZE:
-        val = s->regs.cq_size;
-        break;
-    case SACC_REG_IRQ_STATUS:
-        val = s->regs.irq_status;
-        break;
-    case SACC_REG_ERR_CODE:
-        val = s->regs.err_code;
-        break;
     case SACC_REG_SCRATCH:
-        val = s->regs.scratch;
-        break;
-    case SACC_REG_FAULT_ADDR:
-    case SACC_REG_FAULT_ADDR + 4:
-        val = extract64(s->regs.fault_addr,
-                        (addr - SACC_REG_FAULT_ADDR) * 8, 32);
-        break;
-    case SACC_REG_FAULT_INFO:
-        val = s->regs.fault_info;
-        break;
-    case SACC_REG_FAULT_REQ_ID:
-        val = s->regs.fault_req_id;
-        break;
-    case SACC_REG_FAULT_COUNT:
-        val = s->regs.fault_count;
+        val = s->scratch;
         break;
     default:
-        /* CQ_HEAD, IRQ_ACK (write-only) and reserved space read 0 */
+        val = sacc_chan_read(ch, addr, size, true);
         break;
     }
 out:
-    trace_sacc_mmio_read(addr, size, val);
+    trace_sacc_mmio_read(SACC_BAR_REGS, addr, size, val);
     return val;
 }
 
@@ -663,87 +1113,27 @@ static void sacc_regs_write(void *opaque, hwaddr addr, uint64_t val,
                             unsigned int size)
 {
     SaccState *s = opaque;
+    SaccChannel *ch = &s->chan[0];
+    uint64_t *reg64 = sacc_chan_reg64(ch, addr, true);
 
-    trace_sacc_mmio_write(addr, size, val);
-    if (size == 8) {
-        if (addr != SACC_REG_SQ_BASE && addr != SACC_REG_CQ_BASE) {
-            SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_write64,
-                             "addr 0x%" HWADDR_PRIx " val 0x%" PRIx64,
-                             addr, val);
-            return;
-        }
-        if (sacc_ring_regs_locked(s, addr, val)) {
-            return;
-        }
-        if (addr == SACC_REG_SQ_BASE) {
-            s->regs.sq_base = val;
-        } else {
-            s->regs.cq_base = val;
-        }
+    trace_sacc_mmio_write(SACC_BAR_REGS, addr, size, val);
+    /* 64-bit writes only where they can land: not at FAULT_ADDR */
+    if (!sacc_access_ok(SACC_BAR_REGS, addr, size,
+                        reg64 && reg64 != &ch->regs.fault_addr, true, val)) {
         return;
     }
-    if (size != 4) {
-        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_write_size,
-                         "addr 0x%" HWADDR_PRIx " size %u val 0x%" PRIx64,
-                         addr, size, val);
-        return;
-    }
-
     switch (addr) {
-    case SACC_REG_CTRL:
-        sacc_ctrl_write(s, val);
-        break;
-    case SACC_REG_SQ_BASE:
-    case SACC_REG_SQ_BASE + 4:
-        if (!sacc_ring_regs_locked(s, addr, val)) {
-            s->regs.sq_base = deposit64(s->regs.sq_base,
-                                   (addr - SACC_REG_SQ_BASE) * 8,
-                                   32, val);
-        }
-        break;
-    case SACC_REG_SQ_SIZE:
-        if (!sacc_ring_regs_locked(s, addr, val)) {
-            s->regs.sq_size = val;
-        }
-        break;
-    case SACC_REG_CQ_BASE:
-    case SACC_REG_CQ_BASE + 4:
-        if (!sacc_ring_regs_locked(s, addr, val)) {
-            s->regs.cq_base = deposit64(s->regs.cq_base,
-                                   (addr - SACC_REG_CQ_BASE) * 8,
-                                   32, val);
-        }
-        break;
-    case SACC_REG_CQ_SIZE:
-        if (!sacc_ring_regs_locked(s, addr, val)) {
-            s->regs.cq_size = val;
-        }
-        break;
-    case SACC_REG_CQ_HEAD:
-        sacc_cq_head_write(s, val);
-        break;
-    case SACC_REG_IRQ_ACK:
-        s->regs.irq_status &= ~(uint32_t)val;
-        break;
     case SACC_REG_SCRATCH:
-        s->regs.scratch = val;
+        s->scratch = val;
         break;
     case SACC_REG_MAGIC:
     case SACC_REG_VERSION:
-    case SACC_REG_STATUS:
-    case SACC_REG_IRQ_STATUS:
-    case SACC_REG_ERR_CODE:
-    case SACC_REG_FAULT_ADDR:
-    case SACC_REG_FAULT_ADDR + 4:
-    case SACC_REG_FAULT_INFO:
-    case SACC_REG_FAULT_REQ_ID:
-    case SACC_REG_FAULT_COUNT:
-        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_write_ro,
-                         "addr 0x%" HWADDR_PRIx " val 0x%" PRIx64, addr, val);
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE, sacc_guest_error_write_ro,
+                         "bar %u addr 0x%" HWADDR_PRIx " val 0x%" PRIx64,
+                         SACC_BAR_REGS, addr, val);
         break;
     default:
-        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_write_reserved,
-                         "addr 0x%" HWADDR_PRIx " val 0x%" PRIx64, addr, val);
+        sacc_chan_write(s, ch, SACC_BAR_REGS, 0, addr, val, size);
         break;
     }
 }
@@ -751,38 +1141,195 @@ static void sacc_regs_write(void *opaque, hwaddr addr, uint64_t val,
 static uint64_t sacc_doorbell_read(void *opaque, hwaddr addr,
                                    unsigned int size)
 {
-    /* The doorbell is write-only and the rest of the page reserved. */
-    trace_sacc_mmio_read(SACC_DOORBELL_OFFSET + addr, size, 0);
+    /* The doorbells are write-only and the rest of the page reserved. */
+    trace_sacc_mmio_read(SACC_BAR_REGS, SACC_DOORBELL_OFFSET + addr, size, 0);
     return 0;
+}
+
+/* Channel @ch's tail doorbell (docs/spec.md sections 3 and 14). */
+static void sacc_tail_doorbell(SaccState *s, SaccChannel *ch, uint64_t val)
+{
+    if (!(ch->regs.status & SACC_STATUS_READY)) {
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_NOT_READY,
+                         sacc_guest_error_doorbell_not_ready,
+                         "ch %u value %" PRIu64 " status 0x%x",
+                         ch->id, val, ch->regs.status);
+        return;
+    }
+    if (ch->regs.mode & SACC_MODE_TOKEN) {
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_INVALID,
+                         sacc_guest_error_doorbell_mode,
+                         "ch %u value %" PRIu64 " mode 0x%x",
+                         ch->id, val, ch->regs.mode);
+        return;
+    }
+    if (val >= ch->regs.sq_size) {
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_INVALID,
+                         sacc_guest_error_doorbell_range,
+                         "ch %u tail %" PRIu64 " sq_size %u",
+                         ch->id, val, ch->regs.sq_size);
+        return;
+    }
+    trace_sacc_doorbell(ch->id, val, ch->ring.sq_head);
+    /* Record only; the copy happens in the bottom half, not on the vCPU */
+    ch->ring.sq_tail = val;
+    qemu_bh_schedule(s->bh);
+}
+
+/* The token doorbell (docs/spec.md section 14): note it, read PUT later */
+static void sacc_token_doorbell(SaccState *s, uint64_t val)
+{
+    SaccChannel *ch;
+
+    if (val >= s->nr_channels) {
+        SACC_GUEST_ERROR(&s->dev_err_code, SACC_ERR_INVALID,
+                         sacc_guest_error_token_range,
+                         "token %" PRIu64 " channels %u",
+                         val, s->nr_channels);
+        return;
+    }
+    ch = &s->chan[val];
+    if (!(ch->regs.status & SACC_STATUS_READY)) {
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_NOT_READY,
+                         sacc_guest_error_doorbell_not_ready,
+                         "ch %u value %" PRIu64 " status 0x%x",
+                         ch->id, val, ch->regs.status);
+        return;
+    }
+    if (!(ch->regs.mode & SACC_MODE_TOKEN)) {
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_INVALID,
+                         sacc_guest_error_doorbell_mode,
+                         "ch %u value %" PRIu64 " mode 0x%x",
+                         ch->id, val, ch->regs.mode);
+        return;
+    }
+    trace_sacc_doorbell_token(ch->id, ch->ring.sq_head);
+    ch->token = true;
+    qemu_bh_schedule(s->bh);
 }
 
 static void sacc_doorbell_write(void *opaque, hwaddr addr, uint64_t val,
                                 unsigned int size)
 {
     SaccState *s = opaque;
+    const hwaddr off = SACC_DOORBELL_OFFSET + addr;
+    const hwaddr k = addr / SACC_DOORBELL_STRIDE;
 
-    trace_sacc_mmio_write(SACC_DOORBELL_OFFSET + addr, size, val);
-    if (addr != 0 || size != 4) {
-        SACC_GUEST_ERROR(s, SACC_ERR_NONE, sacc_guest_error_doorbell_access,
-                         "addr 0x%" HWADDR_PRIx " size %u",
-                         SACC_DOORBELL_OFFSET + addr, size);
+    trace_sacc_mmio_write(SACC_BAR_REGS, off, size, val);
+    if (size == 4 && off == SACC_DOORBELL_TOKEN) {
+        sacc_token_doorbell(s, val);
+    } else if (size == 4 && addr % SACC_DOORBELL_STRIDE == 0 &&
+               k < s->nr_channels) {
+        sacc_tail_doorbell(s, &s->chan[k], val);
+    } else {
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE,
+                         sacc_guest_error_doorbell_access,
+                         "addr 0x%" HWADDR_PRIx " size %u", off, size);
+    }
+}
+
+/* BAR2 page 0 (docs/spec.md section 13): CLOCK and IRQ_PENDING are 64 */
+static bool sacc_dev_reg64(hwaddr addr)
+{
+    return addr == SACC_DEV_CLOCK || addr == SACC_DEV_IRQ_PENDING;
+}
+
+static uint64_t sacc_irq_pending(SaccState *s)
+{
+    uint64_t pending = 0;
+    uint32_t i;
+
+    for (i = 0; i < s->nr_channels; i++) {
+        if (s->chan[i].regs.irq_status) {
+            pending |= 1ull << i;
+        }
+    }
+    return pending;
+}
+
+static uint64_t sacc_dev_read(SaccState *s, hwaddr addr, unsigned int size)
+{
+    uint64_t v;
+
+    switch (addr) {
+    case SACC_DEV_CHANNELS:
+        return s->nr_channels;
+    case SACC_DEV_ERR_CODE:
+        return s->dev_err_code;
+    case SACC_DEV_CLOCK:
+    case SACC_DEV_CLOCK + 4:
+        v = sacc_clock_ns();
+        break;
+    case SACC_DEV_IRQ_PENDING:
+    case SACC_DEV_IRQ_PENDING + 4:
+        v = sacc_irq_pending(s);
+        break;
+    default:
+        return 0;
+    }
+    return size == 8 ? v : extract64(v, (addr & 4) * 8, 32);
+}
+
+/* The channel whose BAR2 block holds @addr, or NULL; *off: within it */
+static SaccChannel *sacc_bar2_chan(SaccState *s, hwaddr addr, hwaddr *off)
+{
+    hwaddr k;
+
+    if (addr < SACC_CHAN_BASE) {
+        return NULL;
+    }
+    k = (addr - SACC_CHAN_BASE) / SACC_CHAN_STRIDE;
+    *off = (addr - SACC_CHAN_BASE) % SACC_CHAN_STRIDE;
+    return k < s->nr_channels ? &s->chan[k] : NULL;
+}
+
+/* BAR2: the device page and the channel blocks. */
+static uint64_t sacc_bar2_read(void *opaque, hwaddr addr, unsigned int size)
+{
+    SaccState *s = opaque;
+    hwaddr off = 0;
+    SaccChannel *ch = sacc_bar2_chan(s, addr, &off);
+    bool reg64 = ch ? sacc_chan_reg64(ch, off, false) != NULL
+                    : addr < SACC_CHAN_BASE && sacc_dev_reg64(addr);
+    uint64_t val = 0;
+
+    if (sacc_access_ok(SACC_BAR_CHAN, addr, size, reg64, false, 0)) {
+        if (ch) {
+            val = sacc_chan_read(ch, off, size, false);
+        } else if (addr < SACC_CHAN_BASE) {
+            val = sacc_dev_read(s, addr, size);
+        }
+    }
+    trace_sacc_mmio_read(SACC_BAR_CHAN, addr, size, val);
+    return val;
+}
+
+static void sacc_bar2_write(void *opaque, hwaddr addr, uint64_t val,
+                            unsigned int size)
+{
+    SaccState *s = opaque;
+    hwaddr off = 0;
+    SaccChannel *ch = sacc_bar2_chan(s, addr, &off);
+    uint64_t *reg64 = ch ? sacc_chan_reg64(ch, off, false) : NULL;
+
+    trace_sacc_mmio_write(SACC_BAR_CHAN, addr, size, val);
+    if (!sacc_access_ok(SACC_BAR_CHAN, addr, size,
+                        reg64 && reg64 != &ch->regs.fault_addr, true, val)) {
         return;
     }
-    if (!(s->regs.status & SACC_STATUS_READY)) {
-        SACC_GUEST_ERROR(s, SACC_ERR_NOT_READY,
-                         sacc_guest_error_doorbell_not_ready,
-                         "tail %" PRIu64 " status 0x%x", val, s->regs.status);
-        return;
+    if (ch) {
+        sacc_chan_write(s, ch, SACC_BAR_CHAN, addr - off, off, val, size);
+    } else if (addr < SACC_CHAN_BASE &&
+               (addr & ~7ull) <= SACC_DEV_IRQ_PENDING) {
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE, sacc_guest_error_write_ro,
+                         "bar %u addr 0x%" HWADDR_PRIx " val 0x%" PRIx64,
+                         SACC_BAR_CHAN, addr, val);
+    } else {
+        SACC_GUEST_ERROR(NULL, SACC_ERR_NONE,
+                         sacc_guest_error_write_reserved,
+                         "bar %u addr 0x%" HWADDR_PRIx " val 0x%" PRIx64,
+                         SACC_BAR_CHAN, addr, val);
     }
-    if (val >= s->regs.sq_size) {
-        SACC_GUEST_ERROR(s, SACC_ERR_INVALID, sacc_guest_error_doorbell_range,
-                         "tail %" PRIu64 " sq_size %u", val, s->regs.sq_size);
-        return;
-    }
-    trace_sacc_doorbell(val, s->ring.sq_head);
-    /* Record only; the copy happens in the bottom half, not on the vCPU */
-    s->ring.sq_tail = val;
-    qemu_bh_schedule(s->bh);
 }
 
 /*
@@ -801,6 +1348,14 @@ static const MemoryRegionOps sacc_regs_ops = {
 static const MemoryRegionOps sacc_doorbell_ops = {
     .read = sacc_doorbell_read,
     .write = sacc_doorbell_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+static const MemoryRegionOps sacc_bar2_ops = {
+    .read = sacc_bar2_read,
+    .write = sacc_bar2_write,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = { .min_access_size = 1, .max_access_size = 8 },
     .impl = { .min_access_size = 1, .max_access_size = 8 },
@@ -830,6 +1385,16 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
 {
     SaccState *s = SACC(pdev);
     DeviceState *dev = DEVICE(pdev);
+    unsigned int i;
+
+    if (s->nr_channels < 1 || s->nr_channels > SACC_CHANNELS_MAX) {
+        error_setg(errp, "sacc: channels must be 1..%u, not %u",
+                   SACC_CHANNELS_MAX, s->nr_channels);
+        return;
+    }
+    for (i = 0; i < SACC_CHANNELS_MAX; i++) {
+        s->chan[i].id = i;
+    }
 
     pci_config_set_prog_interface(pdev->config, SACC_PCI_CLASS & 0xff);
     pci_config_set_interrupt_pin(pdev->config, 0); /* no INTx */
@@ -861,7 +1426,14 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
         pcie_cap_exit(pdev);
         return;
     }
-    msix_vector_use(pdev, 0);
+    for (i = 0; i < SACC_MSIX_VECTORS; i++) {
+        msix_vector_use(pdev, i);
+    }
+
+    memory_region_init_io(&s->bar2, OBJECT(s), &sacc_bar2_ops, s,
+                          "sacc-chan", SACC_BAR2_SIZE);
+    pci_register_bar(pdev, SACC_BAR_CHAN, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->bar2);
 
     s->bounce = g_malloc(SACC_MAX_XFER);
     s->bh = qemu_bh_new_guarded(sacc_process, s,
@@ -887,6 +1459,12 @@ static const VMStateDescription sacc_vmstate = {
     .unmigratable = 1,
 };
 
+static Property sacc_properties[] = {
+    DEFINE_PROP_UINT32("channels", SaccState, nr_channels,
+                       SACC_CHANNELS_DEFAULT),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
 static void sacc_class_init(ObjectClass *klass, void *data)
 {
     DeviceClass *dc = DEVICE_CLASS(klass);
@@ -905,6 +1483,7 @@ static void sacc_class_init(ObjectClass *klass, void *data)
     dc->desc = "SACC synthetic PCIe accelerator";
     dc->reset = sacc_qdev_reset;
     dc->vmsd = &sacc_vmstate;
+    device_class_set_props(dc, sacc_properties);
     set_bit(DEVICE_CATEGORY_MISC, dc->categories);
 }
 
