@@ -85,10 +85,14 @@ static int check_identity(struct sacc_dev *dev)
 				   "%s: MAGIC reads 0x%08x, a SACC device has "
 				   "0x%08x",
 				   dev->bdf, magic, SACC_MAGIC);
-	if (ver != SACC_VERSION)
+	/* libsacc drives channel 0 with v0.2's interface, which every
+	 * later version keeps (spec section 10): a lower VERSION is refused,
+	 * a higher one is not. */
+	if (ver < SACC_VERSION_V02)
 		return sacc_seterr(dev, ENOTSUP,
-				   "%s: device VERSION %u, libsacc speaks %u",
-				   dev->bdf, ver, SACC_VERSION);
+				   "%s: device VERSION %u, libsacc needs %u or "
+				   "later",
+				   dev->bdf, ver, SACC_VERSION_V02);
 	return 0;
 }
 

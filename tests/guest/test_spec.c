@@ -644,7 +644,8 @@ static int find_cap(const uint8_t *cfg, uint8_t id)
 START_TEST(test_identity)
 {
 	struct vfio_device_info di = {.argsz = sizeof(di)};
-	static const uint32_t bar_size[6] = {SACC_BAR0_SIZE, SACC_BAR1_SIZE};
+	static const uint32_t bar_size[6] = {SACC_BAR0_SIZE, SACC_BAR1_SIZE,
+					     SACC_BAR2_SIZE};
 	uint8_t cfg[256];
 	int exp, msix;
 
@@ -699,7 +700,7 @@ START_TEST(test_identity)
 		ck_assert_uint_eq(ii.count, i ? SACC_MSIX_VECTORS : 0);
 	}
 	ck_assert_uint_eq(rd32(&D, SACC_REG_MAGIC), 0x4A4E524F);
-	ck_assert_uint_eq(rd32(&D, SACC_REG_VERSION), 1);
+	ck_assert_uint_eq(rd32(&D, SACC_REG_VERSION), SACC_VERSION);
 	/* Every SACC device is alone in its IOMMU group. */
 	for (unsigned int i = 1; i < guest_nr_devices(); i++) {
 		struct sacc_pci_dev pd;
