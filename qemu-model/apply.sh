@@ -3,8 +3,8 @@
 #
 # apply.sh QEMU_SRC_DIR - add the SACC device and its qtest to a QEMU tree.
 #
-# Copies qemu-model/sacc.c, include/sacc_hw.h and qemu-model/sacc-test.c
-# into the tree, adds marked blocks to hw/misc/Kconfig,
+# Copies qemu-model/sacc.c, include/sacc_hw.h, qemu-model/sacc-test.c and
+# qemu-model/vtd-access-test.c into the tree, adds marked blocks to hw/misc/Kconfig,
 # hw/misc/meson.build, hw/misc/trace-events and tests/qtest/meson.build,
 # and applies qemu-model/patches/*.patch (fixes to QEMU's own devices).
 # Idempotent: files are only rewritten when their content changes (so a
@@ -27,8 +27,8 @@ for f in hw/misc/Kconfig hw/misc/meson.build hw/misc/trace-events \
 	 tests/qtest/meson.build include/hw/pci/msix.h; do
 	[ -f "$qemu/$f" ] || die "'$qemu' does not look like a QEMU source tree (no $f)"
 done
-for f in "$here/sacc.c" "$here/sacc-test.c" "$here/trace-events" \
-	 "$repo/include/sacc_hw.h"; do
+for f in "$here/sacc.c" "$here/sacc-test.c" "$here/vtd-access-test.c" \
+	 "$here/trace-events" "$repo/include/sacc_hw.h"; do
 	[ -f "$f" ] || die "missing $f"
 done
 grep -q 'qemu_bh_new_guarded' "$qemu/include/qemu/main-loop.h" ||
@@ -92,6 +92,7 @@ trap 'rm -rf "$work"' EXIT
 install_if_changed "$here/sacc.c" "$qemu/hw/misc/sacc.c"
 install_if_changed "$repo/include/sacc_hw.h" "$qemu/include/hw/misc/sacc_hw.h"
 install_if_changed "$here/sacc-test.c" "$qemu/tests/qtest/sacc-test.c"
+install_if_changed "$here/vtd-access-test.c" "$qemu/tests/qtest/vtd-access-test.c"
 
 cat >"$work/Kconfig" <<'EOF'
 config SACC
@@ -108,9 +109,11 @@ put_block "$qemu/hw/misc/meson.build" "$work/meson"
 
 put_block "$qemu/hw/misc/trace-events" "$here/trace-events"
 
-# x86_64 only: the qtest drives the device on q35.
+# x86_64 only: the qtests drive the device on q35, and intel-iommu
+# (vtd-access-test: patches/0002).
 cat >"$work/qtest" <<'EOF'
 qtests_x86_64 += (config_all_devices.has_key('CONFIG_SACC') ? ['sacc-test'] : [])
+qtests_x86_64 += (config_all_devices.has_key('CONFIG_VTD') ? ['vtd-access-test'] : [])
 EOF
 put_block "$qemu/tests/qtest/meson.build" "$work/qtest" \
 	'qtests_x86_64 = qtests_i386'

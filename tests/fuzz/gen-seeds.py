@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Write the generic-fuzz seed corpus for SACC (tests/fuzz/seeds/).
+
+QEMU 7.2's generic-fuzz (tests/qtest/fuzz/generic_fuzz.c) reads an input
+as operations separated by the bytes "FUZZ"; the first byte of each picks
+the operation (modulo 10) and the rest are its operands, memcpy'd into a
+C struct, padding included.  MMIO operations name a region by its index
+among the matched MemoryRegions in address order (modulo their count) and
+an offset into it.  ci/fuzz matches "sacc intel-iommu", and libqos maps
+the BARs upwards from 0xe0000000, so the regions are:
+
+    0 sacc-regs (BAR0 page 0)   1 sacc-doorbell (BAR0 page 1)
+    2 msix-table                3 msix-pba
+    4 intel_iommu (the VT-d registers at 0xfed90000)
+
+Guest RAM starts zeroed and no operation writes it directly: whatever the
+device (or the IOMMU) reads by DMA is filled, read by read, from the DMA
+patterns the input added, in turn.  So a seed that wants valid
+descriptors adds a pattern that is one descriptor.
+
+Each seed brings the device up (ring registers, ENABLE) and then drives
+one area: MEMCPY and XFORM round trips, a full CQ and CQ_HEAD, MSI-X,
+errors and odd accesses, DMA faults, VT-d translation.  The fuzzer
+mutates from there.  Run: tests/fuzz/gen-seeds.py [OUTDIR]
+"""
+import os
+import struct
+import sys
+
+SEP = b"FUZZ"
+(OP_IN, OP_OUT, OP_READ, OP_WRITE, OP_PCI_READ, OP_PCI_WRITE,
+ OP_DISABLE_PCI, OP_ADD_DMA_PATTERN, OP_CLEAR_DMA_PATTERNS,
+ OP_CLOCK_STEP) = range(10)
+REGS, DOORBELL, MSIX_TABLE, MSIX_PBA, VTD = range(5)
+SIZE = {1: 0, 2: 1, 4: 2, 8: 3}
+
+# include/sacc_hw.h
+MAGIC, VERSION, CTRL, STATUS = 0x00, 0x04, 0x08, 0x0C
+SQ_BASE, SQ_SIZE, CQ_BASE, CQ_SIZE = 0x10, 0x18, 0x20, 0x28
+CQ_HEAD, IRQ_STATUS, IRQ_ACK, ERR_CODE = 0x30, 0x34, 0x38, 0x3C
+SCRATCH, FAULT_ADDR, FAULT_INFO = 0x40, 0x48, 0x50
+FAULT_REQ_ID, FAULT_COUNT = 0x54, 0x58
+ENABLE, RESET = 1, 2
+OP_NOP, OP_MEMCPY, OP_XFORM = 0, 1, 2
+F_IRQ = 1
+MSIX_CAP = 0x70
+PCIE_CAP = 0x80
+
+# Guest physical addresses (-m 512M)
+SQ, CQ, SRC, DST = 0x100000, 0x200000, 0x300000, 0x380000
+BAR0 = 0xE0000000  # where libqos maps BAR0: DMA there hits our own BAR
+
+# VT-d registers (hw/i386/intel_iommu_internal.h)
+DMAR_GCMD, DMAR_GSTS, DMAR_RTADDR, DMAR_FSTS, DMAR_FECTL = 0x18, 0x1C, 0x20, 0x34, 0x38
+DMAR_CCMD, DMAR_IOTLB = 0x28, 0xF8
+GCMD_TE, GCMD_SRTP = 1 << 31, 1 << 30
+
+
+def write(region, off, val, size=4):
+    # struct { uint8_t size, base; (2 bytes padding) uint32_t offset;
+    #          uint64_t value; }, after the operation byte
+    return struct.pack("<BBBxxIQ", OP_WRITE, SIZE[size], region, off, val)
+
+
+def read(region, off, size=4):
+    # struct { uint8_t size, base; (2 bytes padding) uint32_t offset; }
+    return struct.pack("<BBBxxI", OP_READ, SIZE[size], region, off)
+
+
+def pci_write(off, val, size=4):
+    # struct { uint8_t size, base, offset; (1 byte padding) uint32_t value; }
+    # base picks the fuzzed PCI device: there is only SACC
+    return struct.pack("<BBBBxI", OP_PCI_WRITE, SIZE[size], 0, off, val)
+
+
+def pci_read(off, size=4):
+    return struct.pack("<BBBB", OP_PCI_READ, SIZE[size], 0, off)
+
+
+def pattern(data, index=0, stride=0):
+    return struct.pack("<BBB", OP_ADD_DMA_PATTERN, index, stride) + data
+
+
+def clear_patterns():
+    return bytes([OP_CLEAR_DMA_PATTERNS])
+
+
+def clock_step():
+    return bytes([OP_CLOCK_STEP])
+
+
+def desc(src, dst, length, opcode, flags=0, req_id=1):
+    return struct.pack("<QQIHHII", src, dst, length, opcode, flags, req_id, 0)
+
+
+def reg(off, val, size=4):
+    return write(REGS, off, val, size)
+
+
+def doorbell(tail):
+    return write(DOORBELL, 0, tail)
+
+
+def rings(sq=SQ, sq_n=8, cq=CQ, cq_n=8, quad=False):
+    if quad:
+        ops = [reg(SQ_BASE, sq, 8), reg(CQ_BASE, cq, 8)]
+    else:
+        ops = [reg(SQ_BASE, sq & 0xFFFFFFFF), reg(SQ_BASE + 4, sq >> 32),
+               reg(CQ_BASE, cq & 0xFFFFFFFF), reg(CQ_BASE + 4, cq >> 32)]
+    return ops + [reg(SQ_SIZE, sq_n), reg(CQ_SIZE, cq_n)]
+
+
+def up(**kw):
+    """Ring registers, then ENABLE."""
+    return rings(**kw) + [reg(CTRL, ENABLE), read(REGS, STATUS)]
+
+
+def status_reads():
+    return [read(REGS, o) for o in (STATUS, IRQ_STATUS, ERR_CODE, FAULT_ADDR,
+                                    FAULT_ADDR + 4, FAULT_INFO, FAULT_REQ_ID,
+                                    FAULT_COUNT)]
+
+
+def msix_on():
+    return [
+        pci_write(MSIX_CAP + 2, 0x8000, 2),        # MSI-X enable
+        write(MSIX_TABLE, 0x0, 0xFEE00000),        # address low
+        write(MSIX_TABLE, 0x4, 0),                 # address high
+        write(MSIX_TABLE, 0x8, 0x0041),            # data: vector 0x41
+        write(MSIX_TABLE, 0xC, 0),                 # unmask
+    ]
+
+
+SEEDS = {}
+
+
+def seed(name):
+    def deco(fn):
+        SEEDS[name] = fn
+        return fn
+    return deco
+
+
+@seed("memcpy")
+def _():
+    d = desc(SRC, DST, 0x40, OP_MEMCPY, F_IRQ, 0x11)
+    return up() + [pattern(d), doorbell(1), read(REGS, IRQ_STATUS),
+                   reg(IRQ_ACK, 1), reg(CQ_HEAD, 1), doorbell(4),
+                   reg(CQ_HEAD, 4)] + status_reads()
+
+
+@seed("xform-pages")
+def _():
+    # crosses a page boundary on both sides, 6 KiB
+    d = desc(SRC + 0x800, DST + 0x400, 0x1800, OP_XFORM, F_IRQ, 0x22)
+    return up(quad=True) + [pattern(d), pattern(b"\x5a\xa5" * 8, 1, 3),
+                            doorbell(2), read(REGS, IRQ_STATUS),
+                            reg(CQ_HEAD, 2)]
+
+
+@seed("nop-cq-full")
+def _():
+    # 8 NOPs into a 4-entry CQ: stalls at 3, CQ_HEAD releases, laps
+    d = desc(0, 0, 0, OP_NOP, 0, 0x33)
+    ops = up(sq_n=8, cq_n=4) + [pattern(d), doorbell(7)]
+    for head in (1, 2, 3, 0, 1, 2, 3):
+        ops += [reg(CQ_HEAD, head)]
+    return ops + [doorbell(0), reg(CQ_HEAD, 0)] + status_reads()
+
+
+@seed("many-descs")
+def _():
+    # a 64-entry ring of MEMCPYs: more than one bottom-half batch
+    d = desc(SRC, DST, 0x1000, OP_MEMCPY, 0, 0x44)
+    return up(sq_n=64, cq_n=128) + [pattern(d), doorbell(63), reg(CQ_HEAD, 63)]
+
+
+@seed("msix")
+def _():
+    d = desc(SRC, DST, 0x10, OP_MEMCPY, F_IRQ, 0x55)
+    return up() + msix_on() + [pattern(d), doorbell(1), read(MSIX_PBA, 0),
+                               write(MSIX_TABLE, 0xC, 1),   # mask
+                               doorbell(2), read(MSIX_PBA, 0, 8),
+                               write(MSIX_TABLE, 0xC, 0),   # unmask: fires
+                               pci_write(MSIX_CAP + 2, 0xC000, 2),  # fn mask
+                               doorbell(3), pci_write(MSIX_CAP + 2, 0x8000, 2),
+                               reg(IRQ_ACK, 3), read(REGS, IRQ_STATUS)]
+
+
+@seed("bad-descs")
+def _():
+    bad = [desc(SRC, DST, 0x40, 7, F_IRQ, 1),                 # bad opcode
+           desc(SRC, DST, 0, OP_MEMCPY, 0, 2),                # length 0
+           desc(SRC, DST, (1 << 20) + 1, OP_XFORM, 0, 3),     # > 1 MiB
+           desc(0xFFFFFFFFFFFFFF00, DST, 0x200, OP_MEMCPY, 0, 4),  # src wraps
+           desc(SRC, 0xFFFFFFFFFFFFFFF0, 0x20, OP_MEMCPY, 0, 5),   # dst wraps
+           desc(SRC, DST, 1 << 20, OP_MEMCPY, F_IRQ, 6)]      # exactly 1 MiB
+    ops = up(sq_n=16, cq_n=16)
+    for i, d in enumerate(bad):
+        ops += [clear_patterns(), pattern(d), doorbell(i + 1)]
+    return ops + status_reads()
+
+
+@seed("dma-faults")
+def _():
+    # DMA into our own BAR is refused by the re-entrancy guard: a fault
+    ops = up(sq_n=4, cq_n=4)
+    ops += [pattern(desc(SRC, BAR0 + SCRATCH, 0x10, OP_MEMCPY, F_IRQ, 7)),
+            doorbell(1)] + status_reads()
+    ops += [clear_patterns(), pattern(desc(BAR0, DST, 0x2000, OP_MEMCPY, 0, 8)),
+            doorbell(2)] + status_reads()
+    # the CQ in our BAR: ring fatal on the completion write
+    ops += [reg(CTRL, 0), reg(CQ_BASE, BAR0 + 0x100), reg(CQ_BASE + 4, 0),
+            reg(CTRL, ENABLE), clear_patterns(),
+            pattern(desc(0, 0, 0, OP_NOP, 0, 9)), doorbell(1)] + status_reads()
+    # the SQ in our BAR: ring fatal on the descriptor fetch
+    ops += [reg(CTRL, 0), reg(CQ_BASE, CQ), reg(SQ_BASE, BAR0 + 0x1000),
+            reg(CTRL, ENABLE), doorbell(1), reg(IRQ_ACK, 3)] + status_reads()
+    return ops
+
+
+@seed("registers")
+def _():
+    ops = [read(REGS, o, s) for o in range(0, 0x60, 4) for s in (4,)]
+    ops += [read(REGS, SQ_BASE, 8), read(REGS, FAULT_ADDR, 8),
+            read(REGS, CQ_BASE, 8), read(REGS, CTRL, 8), read(REGS, MAGIC, 1),
+            read(REGS, MAGIC, 2), read(DOORBELL, 0), read(DOORBELL, 8, 8)]
+    ops += [reg(SCRATCH, 0xDEADBEEF), reg(MAGIC, 1), reg(STATUS, 1),
+            reg(FAULT_INFO, 1), reg(0x5C, 1), reg(0x800, 1), reg(CTRL, 0, 1),
+            reg(SQ_SIZE, 8, 2), reg(STATUS, 0, 8), reg(SQ_BASE, SQ, 8),
+            reg(CQ_BASE, CQ, 8), write(DOORBELL, 4, 1), write(DOORBELL, 0, 1, 8),
+            doorbell(1),                                   # not ready
+            reg(CQ_HEAD, 0)]                               # not ready
+    # invalid enables: bad size, misaligned bases, ring past 2^64
+    ops += [reg(SQ_SIZE, 3), reg(CQ_SIZE, 8), reg(CTRL, ENABLE), reg(CTRL, 0),
+            reg(SQ_SIZE, 8), reg(SQ_BASE, SQ + 8), reg(CTRL, ENABLE), reg(CTRL, 0),
+            reg(SQ_BASE, SQ), reg(CQ_BASE, CQ + 4), reg(CTRL, ENABLE), reg(CTRL, 0),
+            reg(CQ_BASE, 0xFFFFFFFFFFFFF000, 8), reg(CQ_SIZE, 65536),
+            reg(CTRL, ENABLE), reg(CTRL, 0),
+            reg(CQ_BASE, CQ, 8), reg(SQ_SIZE, 1 << 17), reg(CTRL, ENABLE),
+            reg(CTRL, 0), reg(SQ_SIZE, 2), reg(CQ_SIZE, 2), reg(CTRL, ENABLE)]
+    # while enabled: ring registers locked, doorbell/CQ_HEAD out of range
+    ops += [reg(SQ_BASE, 0), reg(SQ_SIZE, 4), reg(CQ_BASE, 0, 8), doorbell(2),
+            reg(CQ_HEAD, 5), reg(CTRL, ENABLE | RESET)] + status_reads()
+    return ops
+
+
+@seed("reset-flr")
+def _():
+    d = desc(SRC, DST, 0x100, OP_MEMCPY, F_IRQ, 0x66)
+    ops = up() + msix_on() + [pattern(d), doorbell(3)]
+    ops += [reg(CTRL, RESET)] + up() + [doorbell(1)]
+    # FLR through the PCIe capability (Device Control, Initiate FLR)
+    ops += [pci_read(PCIE_CAP + 4), pci_write(PCIE_CAP + 8, 0x8000, 2),
+            read(REGS, STATUS)] + up() + [doorbell(2), reg(CTRL, 0), doorbell(1)]
+    # Bus master off: DMA fails at the PCI layer
+    ops += up() + [pci_write(0x04, 0x0002, 2), doorbell(1),
+                   pci_write(0x04, 0x0006, 2)] + status_reads()
+    return ops
+
+
+@seed("vtd-fault")
+def _():
+    # VT-d translation on with an empty root table: every DMA faults
+    ops = up(sq_n=4, cq_n=4)
+    ops += [write(VTD, DMAR_RTADDR, 0x400000, 8), write(VTD, DMAR_GCMD, GCMD_SRTP),
+            write(VTD, DMAR_GCMD, GCMD_TE), read(VTD, DMAR_GSTS), doorbell(1),
+            read(VTD, DMAR_FSTS), read(VTD, 0x220, 8), read(VTD, 0x228, 8)]
+    return ops + status_reads() + [write(VTD, DMAR_FECTL, 0x3907, 8)]
+
+
+@seed("vtd-translate")
+def _():
+    # VT-d on, with the root entry, context entry and page tables (3
+    # levels: QEMU 7.2's default aw-bits=39) made of DMA patterns used in
+    # turn.  A best effort: generic-fuzz fills a DMA read at its IOVA, and
+    # a table read that overlaps one already filled by the same command
+    # keeps its old bytes, so which entry gets which pattern depends on
+    # the walk.  It reaches translated DMA and permission faults, and the
+    # fuzzer mutates from there.
+    root = struct.pack("<QQ", 0x400001, 0)
+    ctx = struct.pack("<QQ", 0x400001, 0x0101)           # AW 39-bit, DID 1
+    pte = struct.pack("<Q", 0x500003)                    # R/W
+    d = desc(0x500000, 0x500800, 0x100, OP_MEMCPY, F_IRQ, 0x77)
+    ops = up(sq_n=4, cq_n=4)
+    ops += [write(VTD, DMAR_RTADDR, 0x400000, 8), write(VTD, DMAR_GCMD, GCMD_SRTP),
+            write(VTD, DMAR_GCMD, GCMD_TE)]
+    ops += [pattern(root), pattern(ctx)] + [pattern(pte)] * 3 + [pattern(d)]
+    ops += [doorbell(1), read(REGS, STATUS), read(VTD, DMAR_FSTS), doorbell(2)]
+    return ops + status_reads()
+
+
+def main():
+    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(
+        os.path.dirname(os.path.abspath(__file__)), "seeds")
+    os.makedirs(out, exist_ok=True)
+    for name, fn in SEEDS.items():
+        ops = fn()
+        for op in ops:
+            assert SEP not in op, (name, op)
+        data = SEP.join(ops)
+        assert len(data) <= 4096, (name, len(data))  # ci/fuzz's -max_len
+        with open(os.path.join(out, name + ".bin"), "wb") as f:
+            f.write(data)
+        print(f"{name}.bin: {len(ops)} operations, {len(data)} bytes")
+
+
+if __name__ == "__main__":
+    main()
