@@ -96,7 +96,7 @@ export_setup() {
 }
 
 # Print ninja's "[n/total]" lines at most every 10 seconds, so a 5 minute
-# build shows it is alive without flooding the log.
+# build shows it is alive without flooding the log, and every diagnostic.
 ninja_progress() {
 	local last=0 now line
 	while IFS= read -r line; do
@@ -108,7 +108,9 @@ ninja_progress() {
 				last=$now
 			fi
 			;;
-		*) printf '    %s\n' "$line" >&2 ;;
+		# Compiler diagnostics, not meson's regeneration chatter (the
+		# whole output is in the build log).
+		*[Ee]rror* | *warning:* | FAILED*) printf '    %s\n' "$line" >&2 ;;
 		esac
 	done
 }
