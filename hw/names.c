@@ -19,6 +19,8 @@ static const struct hw_name opcodes[] = {
     [SACC_OP_NOP] = {"nop", "nop"},
     [SACC_OP_MEMCPY] = {"memcpy", "memcpy"},
     [SACC_OP_XFORM] = {"xform", "xform"},
+    [SACC_OP_WRITE_INLINE] = {"write-inline", "write inline"},
+    [SACC_OP_TIMESTAMP] = {"timestamp", "timestamp"},
 };
 
 static const struct hw_name statuses[] = {
@@ -41,6 +43,8 @@ static const struct hw_name accesses[] = {
     [SACC_FAULT_SRC_READ] = {"src_read", "source read"},
     [SACC_FAULT_DST_WRITE] = {"dst_write", "destination write"},
     [SACC_FAULT_CQ_WRITE] = {"cq_write", "completion write"},
+    [SACC_FAULT_PUT_READ] = {"put_read", "PUT word read"},
+    [SACC_FAULT_INLINE_READ] = {"inline_read", "inline payload read"},
 };
 
 /* The entry for number @i, NULL if the table has none. */

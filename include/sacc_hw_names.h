@@ -22,7 +22,7 @@
 extern "C" {
 #endif
 
-/* Opcodes: "nop", "memcpy", "xform". */
+/* Opcodes: "nop", "memcpy", "xform", "write-inline", "timestamp". */
 const char *sacc_op_name(unsigned int opcode);		   /* NULL if unknown */
 int sacc_op_parse(const char *name, unsigned int *opcode); /* 0, -EINVAL */
 const char *sacc_opcode_str(unsigned int opcode);	   /* "unknown" */
@@ -34,7 +34,7 @@ const char *sacc_status_str(unsigned int status);
 const char *sacc_err_code_str(uint32_t err_code);
 
 /* FAULT_INFO access codes (SACC_FAULT_DESC_FETCH...): "desc_fetch",
- * "src_read", "dst_write", "cq_write". */
+ * "src_read", "dst_write", "cq_write", "put_read", "inline_read". */
 const char *sacc_fault_access_name(unsigned int access); /* NULL if unknown */
 int sacc_fault_access_parse(const char *name, unsigned int *access);
 /* For a whole FAULT_INFO value (the access bits): "descriptor fetch". */

@@ -55,6 +55,7 @@ int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,
 			    bool internal, struct sacc_buf **out)
 {
 	struct sacc_err e = {0};
+	char chname[SACC_BUF_NAME_MAX];
 	struct sacc_buf *b;
 	int ret;
 
@@ -83,6 +84,10 @@ int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,
 	if (!b)
 		return sacc_seterr(dev, ENOMEM, "buffer '%s': out of memory",
 				   name);
+	if (dev->root) { /* a channel's: the registry names it */
+		snprintf(chname, sizeof(chname), "ch%u:%s", dev->chan, name);
+		name = chname;
+	}
 	ret = sacc_dma_buf_alloc(dev->dma, len, dir, name, &b->dma, &e);
 	if (ret) {
 		free(b);

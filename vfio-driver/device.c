@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "sacc_mmio.h"
 #include "sacc_priv.h"
 
 /* ---- BAR0 ---- */
@@ -104,9 +105,11 @@ int sacc_irq_enable(struct sacc_dev *dev)
 				   .index = VFIO_PCI_MSIX_IRQ_INDEX};
 	union {
 		struct vfio_irq_set set;
-		char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+		char buf[sizeof(struct vfio_irq_set) +
+			 SACC_CHANNELS_MAX * sizeof(int32_t)];
 	} u;
-	int32_t fd;
+	int32_t fd[SACC_CHANNELS_MAX];
+	uint32_t n;
 
 	if (dev->irq_enabled)
 		return 0;
@@ -125,14 +128,23 @@ int sacc_irq_enable(struct sacc_dev *dev)
 			return sacc_seterr(dev, errno, "eventfd: %s",
 					   strerror(errno));
 	}
+	/*
+	 * v0.3: vector k is channel k's.  Enable one vector per channel
+	 * now (vfio-pci before Linux 6.5 cannot add vectors to enabled
+	 * MSI-X), channel 0's and those of open channels with an eventfd.
+	 */
+	n = dev->channels > 1 && dev->channels <= ii.count ? dev->channels : 1;
+	fd[0] = dev->irq_fd;
+	for (uint32_t k = 1; k < n; k++)
+		fd[k] = dev->chans[k] ? dev->chans[k]->irq_fd : -1;
 	memset(&u, 0, sizeof(u));
-	u.set.argsz = sizeof(u.buf);
+	u.set.argsz =
+	    (uint32_t)(sizeof(struct vfio_irq_set) + n * sizeof(int32_t));
 	u.set.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
 	u.set.index = VFIO_PCI_MSIX_IRQ_INDEX;
 	u.set.start = 0;
-	u.set.count = 1;
-	fd = dev->irq_fd;
-	memcpy(u.set.data, &fd, sizeof(fd));
+	u.set.count = n;
+	memcpy(u.set.data, fd, n * sizeof(int32_t));
 	if (ioctl(dev->device_fd, VFIO_DEVICE_SET_IRQS, &u.set))
 		return sacc_seterr(dev, errno,
 				   "%s: VFIO_DEVICE_SET_IRQS(MSI-X vector 0 -> "
@@ -248,17 +260,21 @@ static void release_device(struct sacc_dev *dev)
 	if (dev->irq_fd >= 0)
 		close(dev->irq_fd);
 	dev->irq_fd = -1;
-	sacc_bar_unmap(dev);
-	if (dev->device_fd >= 0)
-		close(dev->device_fd);
-	dev->device_fd = -1;
-	dev->gone = true;
+	/* Open channels still point into the BAR pages: sacc_close(). */
+	if (!dev->nchans) {
+		sacc_bar_unmap(dev);
+		sacc_bar2_unmap(dev);
+		if (dev->device_fd >= 0)
+			close(dev->device_fd);
+		dev->device_fd = -1;
+	}
 	sacc_err_set(&dev->why_gone, ENODEV,
 		     "%s: the kernel asked for the device back (unbind or "
 		     "removal), so libsacc stopped it and let go of it (%u "
 		     "outstanding operation%s abandoned); call sacc_close() "
 		     "and reopen it once it is bound to vfio-pci again",
 		     dev->bdf, lost, lost == 1 ? "" : "s");
+	__atomic_store_n(&dev->gone, true, __ATOMIC_RELEASE);
 }
 
 int sacc_req_check(struct sacc_dev *dev)
@@ -307,7 +323,8 @@ int sacc_hw_reset(struct sacc_dev *dev, bool flr)
 	}
 	if (!done) {
 		sacc_wr(dev, SACC_REG_CTRL, SACC_CTRL_RESET);
-		deadline = sacc_monotonic_ns() + SACC_READY_TIMEOUT_MS * 1000000ull;
+		deadline =
+		    sacc_monotonic_ns() + SACC_READY_TIMEOUT_MS * 1000000ull;
 		for (i = 0; sacc_rd(dev, SACC_REG_CTRL) & SACC_CTRL_RESET;
 		     i++) {
 			if (sacc_monotonic_ns() > deadline)
@@ -377,9 +394,11 @@ int sacc_hw_init(struct sacc_dev *dev)
 	unsigned int i;
 	int ret;
 
-	ret = check_identity(dev);
-	if (ret)
-		return ret;
+	if (!dev->root) { /* a channel block has no MAGIC */
+		ret = check_identity(dev);
+		if (ret)
+			return ret;
+	}
 	st = sacc_rd(dev, SACC_REG_STATUS);
 	if (st & SACC_STATUS_READY)
 		return sacc_seterr(dev, EIO,
@@ -409,6 +428,19 @@ int sacc_hw_init(struct sacc_dev *dev)
 				   "values written",
 				   dev->bdf);
 
+	if (dev->root) {
+		sacc_wr(dev, SACC_REG_MODE, dev->mode);
+		if (dev->put_buf) {
+			*dev->put = 0;
+			sacc_wr64(dev, SACC_REG_PUT_ADDR,
+				  sacc_buf_iova(dev->put_buf));
+		}
+	} else if (dev->mode && dev->bar2_map) {
+		/* Channel 0's MODE is in its block only. */
+		sacc_mmio_write32(dev->bar2_map,
+				  SACC_CHAN_BLOCK(0) + SACC_REG_MODE,
+				  dev->mode);
+	}
 	sacc_wr(dev, SACC_REG_CTRL, SACC_CTRL_ENABLE);
 	deadline = sacc_monotonic_ns() + SACC_READY_TIMEOUT_MS * 1000000ull;
 	for (i = 0;; i++) {
@@ -473,9 +505,10 @@ static int check_opts(const struct sacc_open_opts *o, uint32_t *sq,
 	    o->doorbell != SACC_DOORBELL_SYSCALL)
 		return sacc_seterr(NULL, EINVAL, "unknown doorbell mode %d",
 				   (int)o->doorbell);
-	if (o && (o->flags & ~SACC_OPEN_NO_INIT))
+	if (o && (o->flags & ~(SACC_OPEN_NO_INIT | SACC_OPEN_V3)))
 		return sacc_seterr(NULL, EINVAL, "unknown open flags 0x%x",
-				   o->flags & ~SACC_OPEN_NO_INIT);
+				   o->flags &
+				       ~(SACC_OPEN_NO_INIT | SACC_OPEN_V3));
 	return 0;
 }
 
@@ -509,6 +542,7 @@ int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
 	dev->doorbell = opts ? opts->doorbell : SACC_DOORBELL_MMAP;
 	dev->flags = opts ? opts->flags : 0;
 	dev->next_req_id = 1;
+	dev->inline_max = SACC_WRITE_INLINE_MAX_DEFAULT;
 
 	ret = sacc_vfio_open(dev);
 	if (ret)
@@ -520,8 +554,21 @@ int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
 	/* Before the rings are mapped, so their mappings are journaled. */
 	sacc_dev_journal_open(dev);
 	ret = sacc_bar_map(dev);
+	if (!ret)
+		ret = sacc_bar2_map(dev);
 	if (ret)
 		goto fail;
+	if (dev->flags & SACC_OPEN_V3) {
+		if (!dev->bar2_map) {
+			ret = sacc_seterr(
+			    dev, ENOTSUP,
+			    "%s: SACC_OPEN_V3 needs a v0.3 device "
+			    "(BAR2); this one has VERSION %u",
+			    dev->bdf, sacc_rd(dev, SACC_REG_VERSION));
+			goto fail;
+		}
+		dev->mode = SACC_MODE_V3;
+	}
 	if (dev->flags & SACC_OPEN_NO_INIT) {
 		ret = check_identity(dev);
 		if (ret)
@@ -558,6 +605,11 @@ void sacc_close(struct sacc_dev *dev)
 {
 	if (!dev)
 		return;
+	if (dev->root) { /* a channel */
+		sacc_chan_release(dev);
+		return;
+	}
+	sacc_chan_close_all(dev);
 	/* 1. No more DMA: disable, reset, interrupts off, bus master off. */
 	sacc_hw_quiesce(dev);
 	if (dev->device_fd >= 0)
@@ -569,6 +621,7 @@ void sacc_close(struct sacc_dev *dev)
 	sacc_dev_journal_close(dev);
 	/* 3. Close everything. */
 	sacc_bar_unmap(dev);
+	sacc_bar2_unmap(dev);
 	sacc_req_disable(dev);
 	if (dev->irq_fd >= 0)
 		close(dev->irq_fd);
@@ -585,6 +638,27 @@ int sacc_reset(struct sacc_dev *dev)
 		return sacc_seterr(NULL, EINVAL, "sacc_reset: dev is NULL");
 	if (dev->gone)
 		return sacc_gone_err(dev);
+	if (dev->root && __atomic_load_n(&dev->root->gone, __ATOMIC_ACQUIRE))
+		return sacc_seterr(dev, ENODEV, "%s", dev->root->why_gone.msg);
+	if (dev->root || dev->nchans) {
+		/* One channel only (its block's CTRL.RESET): the others
+		 * keep running.  Interrupts and the journal stay. */
+		ret = sacc_chan_hw_reset(dev);
+		if (ret)
+			return ret;
+		if (dev->irq_fd >= 0) {
+			uint64_t v;
+
+			if (read(dev->irq_fd, &v, sizeof(v)) < 0) {
+				/* EAGAIN: nothing pending */
+			}
+		}
+		ret = sacc_hw_init(dev);
+		if (ret)
+			return ret;
+		dev->stats.resets++;
+		return 0;
+	}
 	if (dev->flags & SACC_OPEN_NO_INIT) {
 		sacc_wr(dev, SACC_REG_CTRL, 0);
 		ret = sacc_hw_reset(dev, true);

@@ -31,6 +31,8 @@
  *
  * Threads: a sacc_dev is not thread safe; use one per thread or lock
  * around it.  Different devices may be used from different threads.
+ * Channels (v0.3, sacc_chan_open()): each channel is a sacc_dev handle
+ * of its own, so one thread per channel runs without locks; see there.
  *
  * Typical use:
  *
@@ -151,6 +153,10 @@ enum sacc_doorbell {
 	SACC_DOORBELL_MMAP = 0,
 	/* pwrite() of 4 bytes at BAR0 + 0x1000 on the VFIO device fd. */
 	SACC_DOORBELL_SYSCALL = 1,
+	/* v0.3, sacc_chan_open() only: MODE.TOKEN; the new tail in the
+	 * channel's PUT word (DMA memory), then the channel number to the
+	 * token doorbell (BAR0 + 0x1400); the device reads the PUT word. */
+	SACC_DOORBELL_PUT_TOKEN = 2,
 };
 
 /*
@@ -160,6 +166,13 @@ enum sacc_doorbell {
  * programs the device by hand.
  */
 #define SACC_OPEN_NO_INIT (1u << 0)
+/*
+ * v0.3: enable channel 0 with MODE.V3 (through its BAR2 block), for
+ * SACC_OP_WRITE_INLINE, SACC_OP_TIMESTAMP and engine time in results.
+ * Without it channel 0 is the v0.2 device it always was.  Channels
+ * opened with sacc_chan_open() are always MODE.V3.
+ */
+#define SACC_OPEN_V3 (1u << 1)
 
 struct sacc_open_opts {
 	uint32_t sq_entries; /* power of two 2..65536; 0 = 256 */
@@ -195,6 +208,46 @@ void sacc_close(struct sacc_dev *dev);
  */
 int sacc_reset(struct sacc_dev *dev);
 
+/* ---- channels (v0.3) ---- */
+
+/*
+ * Open channel @chan (1..sacc_dev_channels(dev) - 1) of @dev, which
+ * must be a sacc_open() handle (channel 0) opened without
+ * SACC_OPEN_NO_INIT.  The result is a sacc_dev handle for that channel
+ * alone: sacc_submit(), sacc_poll(), sacc_wait(), sacc_write(),
+ * sacc_check(), sacc_reset() (this channel only), sacc_stats(),
+ * sacc_errmsg(), sacc_buf_alloc() and sacc_close() all work on it.  It
+ * has its own rings (@opts: sq_entries, cq_entries as for sacc_open()),
+ * MODE.V3, its doorbell (@opts->doorbell: SACC_DOORBELL_MMAP is channel
+ * k's tail doorbell at BAR0 + 0x1000 + 4k, _SYSCALL the same by
+ * pwrite(), _PUT_TOKEN the token doorbell with a PUT word), MSI-X vector
+ * @chan on its own eventfd, its own counters and error message.
+ *
+ * Buffers belong to the handle they were allocated on: an op on a
+ * channel names buffers allocated on that channel (their names in the
+ * mapping registry and fault reports start "ch<k>:").
+ *
+ * Threads: each handle (the device's and every channel's) may be used
+ * by its own thread at the same time, without locks.  sacc_chan_open()
+ * and sacc_close() of a channel use the device handle: call them from
+ * the device's thread while that channel's thread is not using it.
+ * sacc_close(dev) closes every channel still open (their handles are
+ * invalid afterwards).  sacc_reset(dev) with channels open resets
+ * channel 0 only; a device error or unbind is seen by every channel
+ * (-EIO / -ENODEV at its next look at the device).
+ * -ENOTSUP on a device before v0.3 (no BAR2), -EINVAL for a channel the
+ * device does not have, -EBUSY if it is open already.
+ */
+int sacc_chan_open(struct sacc_dev *dev, unsigned int chan,
+		   const struct sacc_open_opts *opts, struct sacc_dev **out);
+
+/* The channel @dev drives: 0 for a sacc_open() handle. */
+unsigned int sacc_dev_channel(const struct sacc_dev *dev);
+/* CHANNELS of the device (1 for a device before v0.3). */
+unsigned int sacc_dev_channels(const struct sacc_dev *dev);
+/* The device clock (BAR2 CLOCK, ns; TIMESTAMP's timebase); 0 if none. */
+uint64_t sacc_dev_clock(struct sacc_dev *dev);
+
 /* ---- accessors ---- */
 
 const char *sacc_dev_bdf(const struct sacc_dev *dev);
@@ -222,7 +275,9 @@ int sacc_dev_iova_ranges(const struct sacc_dev *dev,
  */
 const char *sacc_dev_journal(const struct sacc_dev *dev, const char **why);
 
-/* Operations submitted and not yet reaped; free SQ slots. */
+/* SQ slots in use (an operation takes 1, a SACC_OP_WRITE_INLINE of
+ * len bytes 1 + SACC_INLINE_SLOTS(len)) and not yet reaped; free SQ
+ * slots. */
 uint32_t sacc_outstanding(const struct sacc_dev *dev);
 uint32_t sacc_sq_free(const struct sacc_dev *dev);
 
@@ -261,15 +316,24 @@ const char *sacc_buf_name(const struct sacc_buf *buf);
 
 #define SACC_OPF_IRQ (1u << 0) /* interrupt on completion (sacc_wait) */
 
+/*
+ * SACC_OP_WRITE_INLINE and SACC_OP_TIMESTAMP need MODE.V3: a channel
+ * from sacc_chan_open(), or channel 0 opened with SACC_OPEN_V3.
+ *   WRITE_INLINE: @data (len bytes, 1..SACC_INLINE_MAX) is copied into
+ *     the SQ slots after the descriptor; no src.
+ *   TIMESTAMP: a fence; the device clock (8 bytes) to dst; no src, len
+ *     ignored.
+ */
 struct sacc_op {
-	uint16_t opcode;      /* SACC_OP_NOP, _MEMCPY, _XFORM */
+	uint16_t opcode;      /* SACC_OP_NOP, _MEMCPY, _XFORM, ... */
 	uint16_t flags;	      /* SACC_OPF_* */
 	uint32_t len;	      /* bytes, 1..SACC_MAX_XFER; NOP: ignored */
 	struct sacc_buf *src; /* device-readable; NOP: NULL */
 	size_t src_off;
 	struct sacc_buf *dst; /* device-writable; NOP: NULL */
 	size_t dst_off;
-	uint64_t cookie; /* returned untouched in the result */
+	uint64_t cookie;  /* returned untouched in the result */
+	const void *data; /* WRITE_INLINE: the payload */
 };
 
 struct sacc_result {
@@ -280,6 +344,7 @@ struct sacc_result {
 	uint16_t opcode;
 	uint16_t status; /* SACC_STS_*: per-op outcome */
 	bool raw;	 /* submitted with sacc_submit_raw() */
+	uint32_t engine_ns; /* MODE.V3: device time on it (ns), else 0 */
 };
 
 /*
@@ -334,6 +399,42 @@ int sacc_wait(struct sacc_dev *dev, int timeout_ms);
  * the kernel asked for the device back (libsacc let go of it).
  */
 int sacc_check(struct sacc_dev *dev);
+
+/*
+ * Write @len bytes from @data to @dst at @dst_off (dst device-writable,
+ * of this handle) with one operation whose result carries @cookie:
+ *   SACC_WRITE_INLINE  SACC_OP_WRITE_INLINE, the bytes in the SQ
+ *                      (len <= SACC_INLINE_MAX; needs MODE.V3);
+ *   SACC_WRITE_DMA     copy into the handle's staging buffer (1 MiB,
+ *                      device-readable, allocated at first use) and
+ *                      SACC_OP_MEMCPY from there (len <= SACC_MAX_XFER);
+ *   SACC_WRITE_AUTO    inline up to the crossover
+ *                      (sacc_set_write_crossover(); MODE.V3 only), DMA
+ *                      above it.
+ * @flags: SACC_OPF_*.  Returns 1 (submitted), 0 (SQ full; reap and
+ * retry), -EAGAIN if the staging buffer has no room for @len until
+ * earlier DMA writes are reaped, or -errno.
+ */
+enum sacc_write_mode {
+	SACC_WRITE_AUTO = 0,
+	SACC_WRITE_INLINE = 1,
+	SACC_WRITE_DMA = 2,
+};
+
+/* Inline up to this many bytes in SACC_WRITE_AUTO: every size inline
+ * can carry, until the crossover is measured on the QEMU testbed
+ * (vfio-driver/README.md, "Channels, inline writes"). */
+#define SACC_WRITE_INLINE_MAX_DEFAULT 4096u
+
+int sacc_write(struct sacc_dev *dev, struct sacc_buf *dst, size_t dst_off,
+	       const void *data, uint32_t len, enum sacc_write_mode mode,
+	       uint16_t flags, uint64_t cookie);
+
+/* SACC_WRITE_AUTO's crossover for @dev: inline up to @bytes (0: never
+ * inline; capped at SACC_INLINE_MAX).  Channels opened later inherit
+ * the device's. */
+void sacc_set_write_crossover(struct sacc_dev *dev, uint32_t bytes);
+uint32_t sacc_write_crossover(const struct sacc_dev *dev);
 
 struct sacc_stats {
 	uint64_t submitted; /* descriptors handed to the device */

@@ -48,6 +48,8 @@ int sacc_dev_container_fd(const struct sacc_dev *dev);
 /* IOVAs of the SQ and CQ ring memory (for ring attacks / attribution). */
 uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev);
 uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev);
+/* IOVA of a token-doorbell channel's PUT word, 0 if it has none. */
+uint64_t sacc_dev_put_iova(const struct sacc_dev *dev);
 
 /*
  * The mmapped BAR0 doorbell page (4 KiB, page aligned), NULL if BAR0 is

@@ -22,6 +22,7 @@ int sacc_queue_alloc(struct sacc_dev *dev)
 {
 	int ret;
 
+	/* For a channel, buf.c prefixes the names with "ch<k>:". */
 	ret = sacc_buf_alloc_internal(dev, sacc_sq_bytes(dev->sq_entries),
 				      SACC_DMA_DIR_SQ, "sq ring", true,
 				      &dev->sq_buf);
@@ -69,9 +70,13 @@ void sacc_queue_abandon(struct sacc_dev *dev)
 		return;
 	n = sacc_sq_in_flight(&dev->sq);
 	head = dev->sq.head;
-	for (i = 0; i < n; i++)
-		untrack(&dev->track[sacc_ring_add(head, i, dev->sq.size)]);
-	dev->stats.abandoned += n;
+	for (i = 0; i < n; i++) {
+		struct sacc_track *t =
+		    &dev->track[sacc_ring_add(head, i, dev->sq.size)];
+
+		dev->stats.abandoned += t->slots ? 1 : 0; /* not payload */
+		untrack(t);
+	}
 	dev->sq.head = dev->sq.tail = dev->sq.published = 0;
 	sacc_progress_reset(dev);
 }
@@ -104,6 +109,8 @@ static int not_ready(struct sacc_dev *dev, const char *what)
 		return sacc_seterr(NULL, EINVAL, "%s: dev is NULL", what);
 	if (dev->gone)
 		return sacc_gone_err(dev);
+	if (dev->root && __atomic_load_n(&dev->root->gone, __ATOMIC_ACQUIRE))
+		return sacc_seterr(dev, ENODEV, "%s", dev->root->why_gone.msg);
 	if (dev->flags & SACC_OPEN_NO_INIT)
 		return sacc_seterr(dev, ENOTCONN,
 				   "%s: %s was opened with SACC_OPEN_NO_INIT "
@@ -135,13 +142,24 @@ static int ring_doorbell(struct sacc_dev *dev, uint32_t tail)
 
 	dev->stats.doorbells++;
 	if (dev->doorbell == SACC_DOORBELL_MMAP) {
-		/* Offset 0 of the doorbell page; the write's release fence
-		 * (sacc_sq_publish() has one too) orders the descriptors. */
-		sacc_mmio_write32(dev->db, 0, tail);
+		/* The channel's word of the doorbell page (channel 0: offset
+		 * 0); the write's release fence (sacc_sq_publish() has one
+		 * too) orders the descriptors. */
+		sacc_mmio_write32(dev->db, dev->db_slot, tail);
 		return 0;
 	}
-	n = pwrite(dev->device_fd, &tail, sizeof(tail),
-		   (off_t)(dev->bar0.offset + SACC_DOORBELL_OFFSET));
+	if (dev->doorbell == SACC_DOORBELL_PUT_TOKEN) {
+		/* Descriptors, the PUT word, a release barrier, the token
+		 * (sacc_mmio_write32()'s fence is that barrier). */
+		__atomic_store_n(dev->put, htole32(tail), __ATOMIC_RELAXED);
+		sacc_mmio_write32(dev->db,
+				  SACC_DOORBELL_TOKEN - SACC_DOORBELL_OFFSET,
+				  dev->chan);
+		return 0;
+	}
+	n = pwrite(
+	    dev->device_fd, &tail, sizeof(tail),
+	    (off_t)(dev->bar0.offset + SACC_DOORBELL_OFFSET + dev->db_slot));
 	if (n != (ssize_t)sizeof(tail))
 		return sacc_mark_broken(
 		    dev, n < 0 ? errno : EIO,
@@ -156,6 +174,65 @@ static bool buf_ok(struct sacc_dev *dev, const struct sacc_buf *b)
 	return b && b->magic == SACC_BUF_MAGIC && b->dev == dev && !b->internal;
 }
 
+static int check_dst(struct sacc_dev *dev, const struct sacc_op *op,
+		     unsigned int i, uint32_t len)
+{
+	if (!buf_ok(dev, op->dst))
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (%s): dst is not a live buffer of "
+				   "this handle (%s channel %u)",
+				   i, sacc_opcode_str(op->opcode), dev->bdf,
+				   dev->chan);
+	if (op->dst_off > op->dst->dma.len ||
+	    len > op->dst->dma.len - op->dst_off)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u: dst '%s' is %llu bytes; offset %zu "
+				   "+ length %u runs past its end",
+				   i, op->dst->name,
+				   (unsigned long long)op->dst->dma.len,
+				   op->dst_off, len);
+	if (!(op->dst->dma.dir & SACC_DMA_FROM_DEVICE))
+		return sacc_seterr(dev, EINVAL,
+				   "op %u: dst '%s' is mapped %s: the device "
+				   "may not write it",
+				   i, op->dst->name,
+				   sacc_dma_dir_name(op->dst->dma.dir));
+	return 0;
+}
+
+/* SACC_OP_WRITE_INLINE, SACC_OP_TIMESTAMP */
+static int check_v3_op(struct sacc_dev *dev, const struct sacc_op *op,
+		       unsigned int i)
+{
+	uint64_t slots;
+
+	if (!(dev->mode & SACC_MODE_V3))
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (%s): needs a MODE.V3 channel: "
+				   "sacc_chan_open(), or sacc_open() with "
+				   "SACC_OPEN_V3",
+				   i, sacc_opcode_str(op->opcode));
+	if (op->opcode == SACC_OP_TIMESTAMP)
+		return check_dst(dev, op, i, SACC_TIMESTAMP_LEN);
+	if (op->len < 1 || op->len > SACC_INLINE_MAX)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (write-inline): length %u not in "
+				   "1..%u; use memcpy from a buffer for more",
+				   i, op->len, SACC_INLINE_MAX);
+	if (!op->data)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (write-inline): data is NULL", i);
+	slots = 1 + SACC_INLINE_SLOTS(op->len);
+	if (slots > dev->sq_entries - 1)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (write-inline): %u bytes take %llu "
+				   "SQ slots, the SQ holds %u; open with a "
+				   "larger sq_entries",
+				   i, op->len, (unsigned long long)slots,
+				   dev->sq_entries - 1);
+	return check_dst(dev, op, i, op->len);
+}
+
 static int check_op(struct sacc_dev *dev, const struct sacc_op *op,
 		    unsigned int i)
 {
@@ -164,10 +241,13 @@ static int check_op(struct sacc_dev *dev, const struct sacc_op *op,
 				   op->flags);
 	if (op->opcode == SACC_OP_NOP)
 		return 0;
+	if (op->opcode == SACC_OP_WRITE_INLINE ||
+	    op->opcode == SACC_OP_TIMESTAMP)
+		return check_v3_op(dev, op, i);
 	if (op->opcode != SACC_OP_MEMCPY && op->opcode != SACC_OP_XFORM)
 		return sacc_seterr(dev, EINVAL,
 				   "op %u: unknown opcode %u (nop, memcpy, "
-				   "xform)",
+				   "xform, write-inline, timestamp)",
 				   i, op->opcode);
 	if (op->len < 1 || op->len > SACC_MAX_XFER)
 		return sacc_seterr(
@@ -209,11 +289,84 @@ static int check_op(struct sacc_dev *dev, const struct sacc_op *op,
 	return 0;
 }
 
-int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
+/* An inline payload into the SQ slots after its descriptor (wrapping
+ * with the ring); the caller checked there is room. */
+static void push_payload(struct sacc_dev *dev, const void *data, uint32_t len)
+{
+	const unsigned char *p = data;
+	struct sacc_desc chunk;
+	uint32_t off, k, slot;
+
+	for (off = 0; off < len; off += k) {
+		k = len - off < sizeof(chunk) ? len - off : sizeof(chunk);
+		memset(&chunk, 0, sizeof(chunk));
+		memcpy(&chunk, p + off, k);
+		if (sacc_sq_push(&dev->sq, &chunk, &slot))
+			return;
+		memset(&dev->track[slot], 0, sizeof(dev->track[slot]));
+	}
+}
+
+/* Push validated @ops (as many as fit), then one doorbell. */
+static int push_ops(struct sacc_dev *dev, const struct sacc_op *ops,
+		    unsigned int n)
 {
 	struct sacc_desc d;
 	struct sacc_track *t;
-	uint32_t slot, space, k, i;
+	uint32_t slot, space, need, i;
+	int ret;
+
+	space = sacc_sq_space(&dev->sq);
+	for (i = 0; i < n; i++) {
+		const struct sacc_op *op = &ops[i];
+		bool nop = op->opcode == SACC_OP_NOP;
+		bool inl = op->opcode == SACC_OP_WRITE_INLINE;
+
+		need = inl ? 1 + (uint32_t)SACC_INLINE_SLOTS(op->len) : 1;
+		if (need > space)
+			break;
+		space -= need;
+		memset(&d, 0, sizeof(d));
+		if (!nop) {
+			d.dst = op->dst->dma.iova + op->dst_off;
+			if (op->opcode != SACC_OP_TIMESTAMP)
+				d.length = op->len;
+			if (op->src)
+				d.src = op->src->dma.iova + op->src_off;
+		}
+		d.opcode = op->opcode;
+		d.flags = op->flags & SACC_OPF_IRQ ? SACC_DESC_F_IRQ : 0;
+		d.req_id = next_req_id(dev);
+		if (sacc_sq_push(&dev->sq, &d, &slot))
+			break; /* cannot happen: space was checked */
+		t = &dev->track[slot];
+		t->cookie = op->cookie;
+		t->req_id = d.req_id;
+		t->len = op->opcode == SACC_OP_TIMESTAMP ? SACC_TIMESTAMP_LEN
+							 : d.length;
+		t->opcode = d.opcode;
+		t->raw = 0;
+		t->slots = (uint16_t)need;
+		t->irq = !!(d.flags & SACC_DESC_F_IRQ);
+		t->src = nop || !op->src ? NULL : op->src;
+		t->dst = nop ? NULL : op->dst;
+		if (t->src)
+			t->src->inflight++;
+		if (t->dst)
+			t->dst->inflight++;
+		if (inl)
+			push_payload(dev, op->data, op->len);
+	}
+	if (i == 0)
+		return 0;
+	dev->stats.submitted += i;
+	ret = ring_doorbell(dev, sacc_sq_publish(&dev->sq));
+	return ret ? ret : (int)i;
+}
+
+int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
+{
+	uint32_t i;
 	int ret;
 
 	ret = not_ready(dev, "sacc_submit");
@@ -226,42 +379,7 @@ int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
 		if (ret)
 			return ret;
 	}
-	space = sacc_sq_space(&dev->sq);
-	k = n < space ? n : space;
-	if (k == 0)
-		return 0;
-	for (i = 0; i < k; i++) {
-		const struct sacc_op *op = &ops[i];
-		bool nop = op->opcode == SACC_OP_NOP;
-
-		memset(&d, 0, sizeof(d));
-		if (!nop) {
-			d.src = op->src->dma.iova + op->src_off;
-			d.dst = op->dst->dma.iova + op->dst_off;
-			d.length = op->len;
-		}
-		d.opcode = op->opcode;
-		d.flags = op->flags & SACC_OPF_IRQ ? SACC_DESC_F_IRQ : 0;
-		d.req_id = next_req_id(dev);
-		if (sacc_sq_push(&dev->sq, &d, &slot))
-			break; /* cannot happen: space was checked */
-		t = &dev->track[slot];
-		t->cookie = op->cookie;
-		t->req_id = d.req_id;
-		t->len = d.length;
-		t->opcode = d.opcode;
-		t->raw = 0;
-		t->irq = !!(d.flags & SACC_DESC_F_IRQ);
-		t->src = nop ? NULL : op->src;
-		t->dst = nop ? NULL : op->dst;
-		if (t->src)
-			t->src->inflight++;
-		if (t->dst)
-			t->dst->inflight++;
-	}
-	dev->stats.submitted += i;
-	ret = ring_doorbell(dev, sacc_sq_publish(&dev->sq));
-	return ret ? ret : (int)i;
+	return push_ops(dev, ops, n);
 }
 
 int sacc_submit_raw(struct sacc_dev *dev, const struct sacc_desc *d)
@@ -290,6 +408,7 @@ int sacc_submit_raw(struct sacc_dev *dev, const struct sacc_desc *d)
 	t->len = copy.length;
 	t->opcode = copy.opcode;
 	t->raw = 1;
+	t->slots = 1;
 	t->irq = !!(copy.flags & SACC_DESC_F_IRQ);
 	dev->stats.submitted++;
 	ret = ring_doorbell(dev, sacc_sq_publish(&dev->sq));
@@ -302,8 +421,9 @@ static bool outstanding_id(struct sacc_dev *dev, uint32_t req_id)
 	uint32_t i, n = sacc_sq_in_flight(&dev->sq);
 
 	for (i = 0; i < n; i++)
-		if (dev->track[sacc_ring_add(dev->sq.head, i, dev->sq.size)]
-			.req_id == req_id)
+		if (req_id && /* 0: an inline payload slot */
+		    dev->track[sacc_ring_add(dev->sq.head, i, dev->sq.size)]
+			    .req_id == req_id)
 			return true;
 	return false;
 }
@@ -337,7 +457,7 @@ static const char *judge(const struct sacc_cqe *c, const struct sacc_track *t,
 		return why;
 	}
 	if (c->status == SACC_STS_OK && c->result_len != t->len &&
-	    (t->opcode == SACC_OP_MEMCPY || t->opcode == SACC_OP_XFORM)) {
+	    t->opcode != SACC_OP_NOP) {
 		snprintf(why, len,
 			 "status ok but result_len %u of %u bytes requested",
 			 c->result_len, t->len);
@@ -526,7 +646,7 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 {
 	struct sacc_cqe c;
 	struct sacc_track *t;
-	uint32_t n = 0, inflight, idx;
+	uint32_t n = 0, off = 0, inflight, idx;
 	uint64_t cnt = 0;
 	bool irqs = false;
 	char why[160];
@@ -553,7 +673,7 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 	while (n < max && sacc_cq_peek(&dev->cq, &c)) {
 		const char *bad = NULL;
 
-		if (n == inflight) {
+		if (off == inflight) {
 			snprintf(why, sizeof(why),
 				 "completion with req_id %u while nothing is "
 				 "outstanding",
@@ -561,7 +681,7 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 			bad = why;
 			t = NULL;
 		} else {
-			idx = sacc_ring_add(dev->sq.head, n, dev->sq.size);
+			idx = sacc_ring_add(dev->sq.head, off, dev->sq.size);
 			t = &dev->track[idx];
 			if (c.req_id != t->req_id) {
 				snprintf(why, sizeof(why),
@@ -597,6 +717,8 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 		out[n].opcode = t->opcode;
 		out[n].status = c.status;
 		out[n].raw = t->raw;
+		out[n].engine_ns = c.engine_ns;
+		off += t->slots;
 		dev->stats.by_status[c.status]++;
 		irqs |= t->irq;
 		untrack(t);
@@ -635,7 +757,7 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 		if (irqs && dev->irq_fd >= 0 &&
 		    read(dev->irq_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
 			dev->stats.interrupts += cnt;
-		sacc_sq_complete(&dev->sq, n);
+		sacc_sq_complete(&dev->sq, off);
 		/* sacc_wr()'s release fence: our reads of the entries happen
 		 * before the device may reuse their slots. */
 		sacc_wr(dev, SACC_REG_CQ_HEAD, dev->cq.head);
@@ -809,6 +931,103 @@ int sacc_wait(struct sacc_dev *dev, int timeout_ms)
 		if (timeout_ms >= 0 && sacc_monotonic_ns() >= deadline)
 			return 0;
 	}
+}
+
+/* ---- sacc_write() ---- */
+
+#define SACC_STAGE_BYTES SACC_MAX_XFER
+
+void sacc_set_write_crossover(struct sacc_dev *dev, uint32_t bytes)
+{
+	if (dev)
+		dev->inline_max =
+		    bytes > SACC_INLINE_MAX ? SACC_INLINE_MAX : bytes;
+}
+
+uint32_t sacc_write_crossover(const struct sacc_dev *dev)
+{
+	return dev ? dev->inline_max : 0;
+}
+
+/* Room for @len bytes in the staging buffer, allocated at first use:
+ * used as a ring, restarting at 0 only when nothing staged is in
+ * flight, so a write never overwrites bytes the device may still read. */
+static int stage(struct sacc_dev *dev, const void *data, uint32_t len,
+		 size_t *off)
+{
+	int ret;
+
+	if (!dev->stage) {
+		ret = sacc_buf_alloc_internal(
+		    dev, SACC_STAGE_BYTES, SACC_DMA_TO_DEVICE, "write staging",
+		    true, &dev->stage);
+		if (ret)
+			return ret;
+		dev->stage_pos = 0;
+	}
+	if (!dev->stage->inflight)
+		dev->stage_pos = 0;
+	if (len > SACC_STAGE_BYTES - dev->stage_pos)
+		return sacc_seterr(dev, EAGAIN,
+				   "sacc_write: the %u KiB staging buffer has "
+				   "no room for %u bytes until earlier DMA "
+				   "writes are reaped: sacc_poll() and retry",
+				   SACC_STAGE_BYTES / 1024, len);
+	memcpy((char *)sacc_buf_va(dev->stage) + dev->stage_pos, data, len);
+	*off = dev->stage_pos;
+	return 0;
+}
+
+int sacc_write(struct sacc_dev *dev, struct sacc_buf *dst, size_t dst_off,
+	       const void *data, uint32_t len, enum sacc_write_mode mode,
+	       uint16_t flags, uint64_t cookie)
+{
+	struct sacc_op op = {.flags = flags,
+			     .len = len,
+			     .dst = dst,
+			     .dst_off = dst_off,
+			     .cookie = cookie,
+			     .data = data};
+	size_t off = 0;
+	int ret;
+
+	ret = not_ready(dev, "sacc_write");
+	if (ret)
+		return ret;
+	if (!data)
+		return sacc_seterr(dev, EINVAL, "sacc_write: data is NULL");
+	if (mode == SACC_WRITE_AUTO)
+		mode = (dev->mode & SACC_MODE_V3) && len <= dev->inline_max
+			   ? SACC_WRITE_INLINE
+			   : SACC_WRITE_DMA;
+	if (mode == SACC_WRITE_INLINE) {
+		op.opcode = SACC_OP_WRITE_INLINE;
+		ret = check_op(dev, &op, 0);
+		return ret ? ret : push_ops(dev, &op, 1);
+	}
+	if (mode != SACC_WRITE_DMA)
+		return sacc_seterr(dev, EINVAL, "sacc_write: unknown mode %d",
+				   (int)mode);
+	op.opcode = SACC_OP_MEMCPY;
+	op.data = NULL;
+	if (len < 1 || len > SACC_MAX_XFER)
+		return sacc_seterr(dev, EINVAL,
+				   "sacc_write: length %u not in 1..%u", len,
+				   SACC_MAX_XFER);
+	ret = check_dst(dev, &op, 0, len);
+	if (ret)
+		return ret;
+	if (sacc_sq_space(&dev->sq) == 0)
+		return 0;
+	ret = stage(dev, data, len, &off);
+	if (ret)
+		return ret;
+	op.src = dev->stage;
+	op.src_off = off;
+	ret = push_ops(dev, &op, 1);
+	if (ret == 1)
+		dev->stage_pos = off + ((len + 63u) & ~63u);
+	return ret;
 }
 
 /* ---- queue state and counters ---- */

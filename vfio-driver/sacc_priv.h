@@ -35,6 +35,7 @@ struct sacc_track {
 	uint16_t opcode;
 	uint8_t raw; /* submitted through sacc_submit_raw() */
 	uint8_t irq; /* descriptor asked for an interrupt */
+	uint16_t slots; /* SQ slots it took: 1, 1 + payload for inline */
 };
 
 #define SACC_BUF_MAGIC 0x53414342u /* "SACB" while alive */
@@ -112,6 +113,29 @@ struct sacc_dev {
 	struct sacc_stats stats;
 	struct sacc_err err; /* the last failure (sacc_errmsg) */
 
+	/*
+	 * v0.3 channels (chan.c).  A channel is a sacc_dev of its own that
+	 * shares the device's VFIO fds, DMA context, journal and BAR
+	 * mappings (root) and owns its rings, buffers, eventfd, counters
+	 * and error message.  regs points at its BAR2 block, so every
+	 * register access of this file works on it unchanged.
+	 */
+	struct sacc_dev *root; /* a channel's device; NULL: the device */
+	unsigned int chan;     /* 0 for the device */
+	uint32_t db_slot;      /* tail doorbell: byte offset in the page */
+	uint32_t mode;	       /* MODE set at enable (SACC_MODE_*) */
+	volatile uint32_t *put; /* MODE.TOKEN: the PUT word (in put_buf) */
+	struct sacc_buf *put_buf;
+	/* the device only */
+	struct sacc_region bar2;
+	volatile uint32_t *bar2_map; /* BAR2 mmapped once, NULL if none */
+	uint32_t channels;	     /* CHANNELS; 1 without BAR2 */
+	unsigned int nchans;	     /* channels open besides 0 */
+	struct sacc_dev *chans[SACC_CHANNELS_MAX];
+	uint32_t inline_max; /* sacc_write(): inline up to here (auto) */
+	struct sacc_buf *stage; /* sacc_write() DMA staging, or NULL */
+	size_t stage_pos;
+
 	/* Fault journal (journal.c); NULL if it could not be opened. */
 	struct sacc_journal *journal;
 	uint64_t journal_errors;     /* failed journal writes */
@@ -184,6 +208,14 @@ void sacc_queue_abandon(struct sacc_dev *dev);
 int sacc_mark_broken(struct sacc_dev *dev, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void sacc_progress_reset(struct sacc_dev *dev);
+
+/* chan.c */
+int sacc_bar2_map(struct sacc_dev *dev);
+void sacc_bar2_unmap(struct sacc_dev *dev);
+void sacc_chan_close_all(struct sacc_dev *dev);
+void sacc_chan_release(struct sacc_dev *ch);
+/* CTRL.RESET of @dev's own channel only (its BAR2 block). */
+int sacc_chan_hw_reset(struct sacc_dev *dev);
 
 /* buf.c */
 int sacc_dev_dma_open(struct sacc_dev *dev);

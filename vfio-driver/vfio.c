@@ -227,6 +227,9 @@ static int open_device(struct sacc_dev *dev)
 	ret = region_info(dev, VFIO_PCI_BAR0_REGION_INDEX, &dev->bar0);
 	if (ret)
 		return ret;
+	/* v0.3 channels; a v0.2 device has no BAR2 (size 0). */
+	if (region_info(dev, VFIO_PCI_BAR2_REGION_INDEX, &dev->bar2))
+		memset(&dev->bar2, 0, sizeof(dev->bar2));
 	if (dev->bar0.size < SACC_BAR0_SIZE ||
 	    !(dev->bar0.flags & VFIO_REGION_INFO_FLAG_READ) ||
 	    !(dev->bar0.flags & VFIO_REGION_INFO_FLAG_WRITE))

@@ -183,7 +183,7 @@ START_TEST(test_names)
 			 "desc_fetch");
 	ck_assert_str_eq(sacc_fault_access_name(SACC_FAULT_CQ_WRITE),
 			 "cq_write");
-	ck_assert_ptr_null(sacc_fault_access_name(4));
+	ck_assert_ptr_null(sacc_fault_access_name(200));
 	ck_assert_int_eq(sacc_fault_access_parse("src_read", &a), 0);
 	ck_assert_uint_eq(a, SACC_FAULT_SRC_READ);
 	ck_assert_int_eq(sacc_fault_access_parse("read", &a), -EINVAL);
@@ -792,7 +792,7 @@ START_TEST(test_journal_malformed)
 		"{\"ev\":\"fault\",\"t_ns\":-1,\"bdf\":\"0000:01:00.0\",\"addr\":\"0x1\",\"access\":\"src_read\"}",
 		"{\"ev\":\"fault\",\"t_ns\":1.5,\"bdf\":\"0000:01:00.0\",\"addr\":\"0x1\",\"access\":\"src_read\"}",
 		"{\"ev\":\"fault\",\"t_ns\":1,\"bdf\":\"0000:01:00.0\",\"addr\":\"0x1\",\"access\":\"sideways\"}",
-		"{\"ev\":\"fault\",\"t_ns\":1,\"bdf\":\"0000:01:00.0\",\"addr\":\"0x1\",\"access\":4}",
+		"{\"ev\":\"fault\",\"t_ns\":1,\"bdf\":\"0000:01:00.0\",\"addr\":\"0x1\",\"access\":200}",
 		"{\"ev\":\"fault\",\"t_ns\":1,\"bdf\":\"0000:01:00.0\",\"addr\":\"0x1\",\"access\":\"src_read\",\"write\":1}",
 		"{\"ev\":\"fault\",\"t_ns\":1,\"bdf\":\"0000:01:00.0\",\"addr\":\"0x1\",\"access\":\"src_read\",\"req_id\":4294967296}",
 		"{\"ev\":\"fault\",\"t_ns\":99999999999999999999,\"bdf\":\"0000:01:00.0\",\"addr\":\"0x1\",\"access\":\"src_read\"}",

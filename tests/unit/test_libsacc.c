@@ -296,7 +296,7 @@ START_TEST(test_hw_names)
 	ck_assert_str_eq(sacc_fault_access_str(SACC_FAULT_CQ_WRITE |
 					       SACC_FAULT_IS_WRITE),
 			 "completion write");
-	ck_assert_str_eq(sacc_fault_access_str(4), "unknown access");
+	ck_assert_str_eq(sacc_fault_access_str(200), "unknown access");
 }
 END_TEST
 

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: MIT
+/*
+ * chan.c - v0.3 channels: BAR2 (mapped once per device), and a
+ * sacc_dev handle per extra channel (sacc_chan_open()).
+ *
+ * A channel handle shares the device's VFIO fds, DMA context, fault
+ * journal and BAR mappings, and owns everything the data path touches:
+ * its rings, buffers, eventfd (MSI-X vector k), counters, error message
+ * and its register block (regs points at BAR2 block k, where the v0.2
+ * registers sit at the offsets of page 0).  So queue.c runs on it
+ * unchanged, and one thread per channel needs no locks: the shared
+ * parts are read-only after open, or locked (DMA context), or one
+ * write(2) each (journal).
+ */
+#include <errno.h>
+#include <linux/vfio.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sacc_mmio.h"
+#include "sacc_priv.h"
+
+int sacc_bar2_map(struct sacc_dev *dev)
+{
+	void *p;
+	uint32_t n;
+
+	dev->channels = 1;
+	dev->bar2_map = NULL;
+	if (!dev->bar2.valid || dev->bar2.size < SACC_BAR2_SIZE ||
+	    !(dev->bar2.flags & VFIO_REGION_INFO_FLAG_MMAP))
+		return 0; /* a v0.2 device: channel 0 only */
+	p = mmap(NULL, SACC_BAR2_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
+		 dev->device_fd, (off_t)dev->bar2.offset);
+	if (p == MAP_FAILED)
+		return sacc_seterr(dev, errno, "%s: mmap of BAR2: %s", dev->bdf,
+				   strerror(errno));
+	dev->bar2_map = p;
+	n = sacc_mmio_read32(p, SACC_DEV_CHANNELS);
+	dev->channels = n >= 1 && n <= SACC_CHANNELS_MAX ? n : 1;
+	return 0;
+}
+
+void sacc_bar2_unmap(struct sacc_dev *dev)
+{
+	if (dev->bar2_map)
+		munmap((void *)dev->bar2_map, SACC_BAR2_SIZE);
+	dev->bar2_map = NULL;
+}
+
+/* @dev's own channel block: BAR2 block k (channel 0: block 0). */
+static volatile uint32_t *block(struct sacc_dev *dev)
+{
+	struct sacc_dev *root = dev->root ? dev->root : dev;
+
+	if (!root->bar2_map)
+		return NULL;
+	return root->bar2_map + SACC_CHAN_BLOCK(dev->chan) / 4;
+}
+
+int sacc_chan_hw_reset(struct sacc_dev *dev)
+{
+	volatile uint32_t *b = block(dev);
+	uint64_t deadline;
+	struct timespec ts = {0, 1000};
+
+	if (!b)
+		return sacc_seterr(dev, ENOTSUP, "%s: no BAR2", dev->bdf);
+	dev->initialised = false;
+	sacc_mmio_write32(b, SACC_REG_CTRL, 0);
+	sacc_mmio_write32(b, SACC_REG_CTRL, SACC_CTRL_RESET);
+	deadline = sacc_monotonic_ns() + SACC_READY_TIMEOUT_MS * 1000000ull;
+	while (sacc_mmio_read32(b, SACC_REG_CTRL) & SACC_CTRL_RESET) {
+		if (sacc_monotonic_ns() > deadline)
+			return sacc_seterr(dev, ETIMEDOUT,
+					   "%s: channel %u: CTRL.RESET did not "
+					   "clear within %d ms",
+					   dev->bdf, dev->chan,
+					   SACC_READY_TIMEOUT_MS);
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/* MSI-X vector k -> @fd (-1: none). */
+static int set_vector(struct sacc_dev *root, unsigned int k, int32_t fd)
+{
+	union {
+		struct vfio_irq_set set;
+		char buf[sizeof(struct vfio_irq_set) + sizeof(int32_t)];
+	} u;
+
+	memset(&u, 0, sizeof(u));
+	u.set.argsz = sizeof(u.buf);
+	u.set.flags = VFIO_IRQ_SET_DATA_EVENTFD | VFIO_IRQ_SET_ACTION_TRIGGER;
+	u.set.index = VFIO_PCI_MSIX_IRQ_INDEX;
+	u.set.start = k;
+	u.set.count = 1;
+	memcpy(u.set.data, &fd, sizeof(fd));
+	return ioctl(root->device_fd, VFIO_DEVICE_SET_IRQS, &u.set) ? -errno
+								    : 0;
+}
+
+void sacc_chan_release(struct sacc_dev *ch)
+{
+	struct sacc_dev *root = ch->root;
+
+	if (!root->gone && root->device_fd >= 0) {
+		sacc_chan_hw_reset(ch); /* no DMA for it after this */
+		if (root->irq_enabled)
+			set_vector(root, ch->chan, -1);
+	}
+	ch->initialised = false;
+	sacc_queue_free(ch);
+	sacc_buf_free_all(ch);
+	if (ch->irq_fd >= 0)
+		close(ch->irq_fd);
+	root->chans[ch->chan] = NULL;
+	root->nchans--;
+	free(ch);
+}
+
+void sacc_chan_close_all(struct sacc_dev *dev)
+{
+	for (unsigned int k = 1; k < SACC_CHANNELS_MAX && dev->nchans; k++)
+		if (dev->chans[k])
+			sacc_chan_release(dev->chans[k]);
+}
+
+int sacc_chan_open(struct sacc_dev *dev, unsigned int chan,
+		   const struct sacc_open_opts *opts, struct sacc_dev **out)
+{
+	struct sacc_dev *ch;
+	char name[32];
+	int ret;
+
+	if (!out)
+		return sacc_seterr(dev, EINVAL, "sacc_chan_open: out is NULL");
+	*out = NULL;
+	if (!dev)
+		return sacc_seterr(NULL, EINVAL, "sacc_chan_open: dev is NULL");
+	if (dev->root)
+		return sacc_seterr(dev, EINVAL,
+				   "sacc_chan_open: pass the sacc_open() "
+				   "handle, not a channel's");
+	if (dev->gone)
+		return sacc_gone_err(dev);
+	if ((dev->flags & SACC_OPEN_NO_INIT) || !dev->irq_enabled)
+		return sacc_seterr(dev, ENOTCONN,
+				   "sacc_chan_open: %s was opened with "
+				   "SACC_OPEN_NO_INIT; open it without",
+				   dev->bdf);
+	if (!dev->bar2_map)
+		return sacc_seterr(dev, ENOTSUP,
+				   "sacc_chan_open: %s has no channels (no "
+				   "mappable BAR2: a device before v0.3, "
+				   "VERSION %u)",
+				   dev->bdf, sacc_rd(dev, SACC_REG_VERSION));
+	if (chan == 0 || chan >= dev->channels)
+		return sacc_seterr(dev, EINVAL,
+				   "sacc_chan_open: channel %u: %s has "
+				   "channels 1..%u besides channel 0, which "
+				   "is the sacc_open() handle itself",
+				   chan, dev->bdf, dev->channels - 1);
+	if (dev->chans[chan])
+		return sacc_seterr(dev, EBUSY,
+				   "sacc_chan_open: channel %u of %s is "
+				   "already open; sacc_close() it first",
+				   chan, dev->bdf);
+	if (opts && (opts->flags & ~SACC_OPEN_V3))
+		return sacc_seterr(dev, EINVAL,
+				   "sacc_chan_open: flags 0x%x: only "
+				   "SACC_OPEN_V3 (implied) is allowed",
+				   opts->flags);
+	if (opts && opts->doorbell != SACC_DOORBELL_MMAP &&
+	    opts->doorbell != SACC_DOORBELL_SYSCALL &&
+	    opts->doorbell != SACC_DOORBELL_PUT_TOKEN)
+		return sacc_seterr(dev, EINVAL,
+				   "sacc_chan_open: unknown doorbell mode %d",
+				   (int)opts->doorbell);
+	ch = calloc(1, sizeof(*ch));
+	if (!ch)
+		return sacc_seterr(dev, ENOMEM, "out of memory");
+	memcpy(ch->bdf, dev->bdf, sizeof(ch->bdf));
+	ch->group = dev->group;
+	ch->container_fd = dev->container_fd;
+	ch->group_fd = dev->group_fd;
+	ch->device_fd = dev->device_fd;
+	ch->req_fd = -1; /* the device's: its sacc_check() looks */
+	ch->irq_fd = -1;
+	ch->has_flr = false;
+	ch->bar0 = dev->bar0;
+	ch->cfg = dev->cfg;
+	ch->dma = dev->dma;
+	ch->journal = dev->journal;
+	ch->root = dev;
+	ch->chan = chan;
+	ch->db_slot = chan * SACC_DOORBELL_STRIDE;
+	ch->regs = block(ch);
+	ch->db = dev->db;
+	ch->doorbell = opts ? opts->doorbell : SACC_DOORBELL_MMAP;
+	ch->mode =
+	    SACC_MODE_V3 |
+	    (ch->doorbell == SACC_DOORBELL_PUT_TOKEN ? SACC_MODE_TOKEN : 0);
+	ch->sq_entries =
+	    opts && opts->sq_entries ? opts->sq_entries : SACC_DEFAULT_ENTRIES;
+	ch->cq_entries =
+	    opts && opts->cq_entries ? opts->cq_entries : ch->sq_entries;
+	ch->next_req_id = 1;
+	ch->inline_max = dev->inline_max;
+	dev->chans[chan] = ch;
+	dev->nchans++;
+	if (!sacc_ring_size_valid(ch->sq_entries) ||
+	    !sacc_ring_size_valid(ch->cq_entries)) {
+		ret = sacc_seterr(ch, EINVAL,
+				  "ring sizes must be powers of two from %u "
+				  "to %u (got SQ %u, CQ %u)",
+				  SACC_RING_MIN_ENTRIES, SACC_RING_MAX_ENTRIES,
+				  ch->sq_entries, ch->cq_entries);
+		goto fail;
+	}
+	if ((ch->doorbell == SACC_DOORBELL_MMAP ||
+	     ch->doorbell == SACC_DOORBELL_PUT_TOKEN) &&
+	    !ch->db) {
+		ret = sacc_seterr(ch, ENOTSUP,
+				  "%s: the doorbell page is not mmapped; "
+				  "open channel %u with the syscall doorbell",
+				  ch->bdf, chan);
+		goto fail;
+	}
+	ret = sacc_queue_alloc(ch);
+	if (ret)
+		goto fail;
+	if (ch->mode & SACC_MODE_TOKEN) {
+		snprintf(name, sizeof(name), "put word");
+		ret = sacc_buf_alloc_internal(ch, SACC_PUT_ALIGN,
+					      SACC_DMA_TO_DEVICE, name, true,
+					      &ch->put_buf);
+		if (ret)
+			goto fail;
+		ch->put = sacc_buf_va(ch->put_buf);
+	}
+	ch->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (ch->irq_fd < 0) {
+		ret = sacc_seterr(ch, errno, "eventfd: %s", strerror(errno));
+		goto fail;
+	}
+	ret = set_vector(dev, chan, ch->irq_fd);
+	if (ret) {
+		sacc_seterr(ch, -ret,
+			    "%s: VFIO_DEVICE_SET_IRQS(MSI-X vector %u -> "
+			    "eventfd): %s",
+			    ch->bdf, chan, strerror(-ret));
+		goto fail;
+	}
+	ch->irq_enabled = true;
+	ret = sacc_chan_hw_reset(ch);
+	if (!ret)
+		ret = sacc_hw_init(ch);
+	if (ret)
+		goto fail;
+	*out = ch;
+	return 0;
+fail : {
+	struct sacc_err why = ch->err;
+
+	sacc_chan_release(ch);
+	return sacc_seterr(dev, ret, "%s", why.msg);
+}
+}
+
+unsigned int sacc_dev_channel(const struct sacc_dev *dev)
+{
+	return dev ? dev->chan : 0;
+}
+
+unsigned int sacc_dev_channels(const struct sacc_dev *dev)
+{
+	if (!dev)
+		return 0;
+	return dev->root ? dev->root->channels : dev->channels;
+}
+
+uint64_t sacc_dev_clock(struct sacc_dev *dev)
+{
+	struct sacc_dev *root = dev ? (dev->root ? dev->root : dev) : NULL;
+	uint64_t lo, hi, hi2;
+
+	if (!root || !root->bar2_map)
+		return 0;
+	/* Two halves; re-read if the high word moved. */
+	do {
+		hi = sacc_mmio_read32(root->bar2_map, SACC_DEV_CLOCK + 4);
+		lo = sacc_mmio_read32(root->bar2_map, SACC_DEV_CLOCK);
+		hi2 = sacc_mmio_read32(root->bar2_map, SACC_DEV_CLOCK + 4);
+	} while (hi != hi2);
+	return hi << 32 | lo;
+}
+
+uint64_t sacc_dev_put_iova(const struct sacc_dev *dev)
+{
+	return dev && dev->put_buf ? sacc_buf_iova(dev->put_buf) : 0;
+}
