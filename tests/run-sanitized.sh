@@ -38,12 +38,19 @@ if [ "$have" != "$san False" ]; then
 		die "could not reconfigure $dir for the sanitizers."
 fi
 
-# The unit tests' executables, and nothing else.
+# The unit tests' executables (and the built programs a test script is
+# given, such as saccctl), and nothing else.
 targets=$(meson introspect "$dir" --tests | python3 -c 'import json, os, sys
-d = sys.argv[1]
+d = os.path.abspath(sys.argv[1])
+out = set()
 for t in json.load(sys.stdin):
-    if "sacc:unit" in t["suite"]:
-        print(os.path.relpath(t["cmd"][0], d))' "$dir") ||
+    if "sacc:unit" not in t["suite"]:
+        continue
+    for w in t["cmd"]:
+        p = w if os.path.isabs(w) else os.path.join(d, w)
+        if p.startswith(d + os.sep) and not w.startswith("-"):
+            out.add(os.path.relpath(p, d))
+print("\n".join(sorted(out)))' "$dir") ||
 	die "could not list the unit tests of $dir."
 # shellcheck disable=SC2086 # one target per word
 ninja -C "$dir" $targets >"$dir/ninja-san.log" 2>&1 || {
