@@ -296,13 +296,39 @@ static void skip_file(struct sacc_faultlog_src *src, struct src_file *f,
 	f->overlong = false;
 }
 
+/*
+ * The journal was replaced since the last read: if it was rotated, the
+ * old file is <path>.1 now, and what was written to it after that read
+ * is read from there first (same file: same inode).
+ */
+static int finish_rotated(struct sacc_faultlog_src *src, struct sink *k,
+			  struct src_file *f, struct sacc_err *err)
+{
+	struct stat st;
+	char *old;
+	int fd, ret = 0;
+
+	if (asprintf(&old, "%s.1", f->path) < 0)
+		return sacc_err_set(err, ENOMEM, "reading %s", f->path);
+	fd = open(old, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	free(old);
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_ino == f->ino &&
+	    st.st_dev == f->dev && st.st_size >= f->off &&
+	    lseek(fd, f->off, SEEK_SET) >= 0)
+		ret = read_lines(src, k, f, fd, err);
+	close(fd);
+	return ret;
+}
+
 /* One journal of the directory, from where the last read stopped.
  * Opened non-blocking, so a FIFO cannot stall the open. */
 static int read_dir_file(struct sacc_faultlog_src *src, struct sink *k,
 			 struct src_file *f, struct sacc_err *err)
 {
 	struct stat st;
-	int fd, ret;
+	int fd, ret, rot = 0;
 
 	fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
@@ -321,6 +347,13 @@ static int read_dir_file(struct sacc_faultlog_src *src, struct sink *k,
 		close(fd);
 		return 0;
 	}
+	if (f->ino && (st.st_ino != f->ino || st.st_dev != f->dev)) {
+		rot = finish_rotated(src, k, f, err);
+		if (rot == -ENOMEM) {
+			close(fd);
+			return rot;
+		}
+	}
 	if (st.st_size < f->off ||
 	    (f->ino && (st.st_ino != f->ino || st.st_dev != f->dev))) {
 		/* truncated, or replaced (rotated): from its start */
@@ -334,9 +367,9 @@ static int read_dir_file(struct sacc_faultlog_src *src, struct sink *k,
 		ret = sacc_err_set(err, errno, "seeking in %s: %s", f->path,
 				   strerror(errno));
 	else
-		ret = read_lines(src, k, f, fd, err);
+		ret = read_lines(src, k, f, fd, rot ? NULL : err);
 	close(fd);
-	return ret;
+	return rot ? rot : ret;
 }
 
 static int read_dir(struct sacc_faultlog_src *src, struct sink *k,

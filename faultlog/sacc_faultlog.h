@@ -691,7 +691,8 @@ int sacc_faultlog_add_journal_dir(struct sacc_faultlog *fl, const char *dir,
  *    fault log's kmsg_overruns;
  *  - a directory (journals): every *.jsonl in it, alphabetically, each
  *    from its own offset on, files created later included; a file that
- *    shrank or was replaced (rotated) is read again from its start; a
+ *    shrank or was replaced is read again from its start (replaced by
+ *    rotation: the rest of the old one first, from <bdf>.jsonl.1); a
  *    missing directory is an empty source until it appears; an entry
  *    that is not a regular file (a FIFO, a device, a socket: opened
  *    non-blocking, never read) is skipped, and
