@@ -210,6 +210,12 @@ int sacc_faultlog_add_journal_line(struct sacc_faultlog *fl, const char *line)
 			memcpy(d->ranges, e->ranges,
 			       e->nr_ranges * sizeof(e->ranges[0]));
 		}
+	} else if (e->ev == SACC_JEV_ROTATED) {
+		/* cumulative: the latest line carries every earlier one */
+		if (e->rotated_faults > d->rotated_faults)
+			d->rotated_faults = e->rotated_faults;
+		if (e->rotations > d->rotations)
+			d->rotations = e->rotations;
 	} else if (e->ev == SACC_JEV_FAULT) {
 		struct fl_jfault *f;
 

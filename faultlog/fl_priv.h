@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include <json-c/json.h>
 
@@ -65,6 +66,9 @@ void fl_strlcpy(char *dst, const char *src, size_t size);
 
 /* Growable array helper: make room for @need elements. */
 int fl_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+/* "a FIFO", "a directory", "a symbolic link", ... for st_mode @mode. */
+const char *fl_file_type(mode_t mode);
 
 /* ---- the fault log's state ---- */
 
@@ -125,6 +129,8 @@ struct fl_dev {
 	uint64_t ranges_t;
 	uint32_t nr_ranges;
 	struct sacc_iova_range ranges[SACC_IOMMU_MAX_RANGES];
+	uint64_t rotated_faults; /* the journal's "rotated" lines say */
+	uint64_t rotations;
 	struct sacc_faultlog_counts c;
 };
 

@@ -66,6 +66,8 @@ struct src_file {
 	char *part;
 	size_t plen, pcap;
 	bool overlong; /* the line being collected is too long: skipped */
+	dev_t dev;     /* directory entries: the file read so far */
+	ino_t ino;
 };
 
 enum src_mode {
@@ -83,6 +85,8 @@ struct sacc_faultlog_src {
 	struct src_file one; /* SRC_LINES */
 	struct src_file *files; /* SRC_DIR */
 	size_t nfiles, capfiles;
+	size_t skipped;	     /* SRC_DIR: entries the last read skipped */
+	char skip_why[384];  /* ... and why, for the first of them */
 };
 
 /* Where a read's lines go. */
@@ -276,38 +280,105 @@ static int dir_scan(struct sacc_faultlog_src *src, struct sacc_err *err)
 	return ret;
 }
 
-/* One journal of the directory, from where the last read stopped. */
-static int read_dir_file(const struct sacc_faultlog_src *src,
-			 struct sink *k, struct src_file *f,
-			 struct sacc_err *err)
+/* A *.jsonl that is no regular file (a FIFO would block the reader):
+ * skipped, and said so by sacc_faultlog_src_skipped(). */
+static void skip_file(struct sacc_faultlog_src *src, struct src_file *f,
+		      mode_t mode)
+{
+	if (!src->skipped++)
+		snprintf(src->skip_why, sizeof(src->skip_why),
+			 "journal %s is %s, not a regular file: skipped "
+			 "(remove it)",
+			 f->path, fl_file_type(mode));
+	f->off = 0; /* replaced by a journal later: from its start */
+	f->ino = 0;
+	f->plen = 0;
+	f->overlong = false;
+}
+
+/*
+ * The journal was replaced since the last read: if it was rotated, the
+ * old file is <path>.1 now, and what was written to it after that read
+ * is read from there first (same file: same inode).
+ */
+static int finish_rotated(struct sacc_faultlog_src *src, struct sink *k,
+			  struct src_file *f, struct sacc_err *err)
 {
 	struct stat st;
-	int fd, ret;
+	char *old;
+	int fd, ret = 0;
 
-	fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (asprintf(&old, "%s.1", f->path) < 0)
+		return sacc_err_set(err, ENOMEM, "reading %s", f->path);
+	fd = open(old, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	free(old);
+	if (fd < 0)
+		return 0;
+	if (!fstat(fd, &st) && S_ISREG(st.st_mode) && st.st_ino == f->ino &&
+	    st.st_dev == f->dev && st.st_size >= f->off &&
+	    lseek(fd, f->off, SEEK_SET) >= 0)
+		ret = read_lines(src, k, f, fd, err);
+	close(fd);
+	return ret;
+}
+
+/* One journal of the directory, from where the last read stopped.
+ * Opened non-blocking, so a FIFO cannot stall the open. */
+static int read_dir_file(struct sacc_faultlog_src *src, struct sink *k,
+			 struct src_file *f, struct sacc_err *err)
+{
+	struct stat st;
+	int fd, ret, rot = 0;
+
+	fd = open(f->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return errno == ENOENT ? 0 /* removed meanwhile */
 				       : sacc_err_set(err, errno,
 						      "opening %s: %s", f->path,
 						      strerror(errno));
-	if (!fstat(fd, &st) && st.st_size < f->off) {
-		f->off = 0; /* truncated or replaced: from its start */
+	if (fstat(fd, &st)) {
+		ret = sacc_err_set(err, errno, "stat %s: %s", f->path,
+				   strerror(errno));
+		close(fd);
+		return ret;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		skip_file(src, f, st.st_mode);
+		close(fd);
+		return 0;
+	}
+	if (f->ino && (st.st_ino != f->ino || st.st_dev != f->dev)) {
+		rot = finish_rotated(src, k, f, err);
+		if (rot == -ENOMEM) {
+			close(fd);
+			return rot;
+		}
+	}
+	if (st.st_size < f->off ||
+	    (f->ino && (st.st_ino != f->ino || st.st_dev != f->dev))) {
+		/* truncated, or replaced (rotated): from its start */
+		f->off = 0;
 		f->plen = 0;
 		f->overlong = false;
 	}
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
 	if (lseek(fd, f->off, SEEK_SET) < 0)
 		ret = sacc_err_set(err, errno, "seeking in %s: %s", f->path,
 				   strerror(errno));
 	else
-		ret = read_lines(src, k, f, fd, err);
+		ret = read_lines(src, k, f, fd, rot ? NULL : err);
 	close(fd);
-	return ret;
+	return rot ? rot : ret;
 }
 
 static int read_dir(struct sacc_faultlog_src *src, struct sink *k,
 		    struct sacc_err *err)
 {
 	int ret = dir_scan(src, err);
+
+	src->skipped = 0;
+	src->skip_why[0] = '\0';
 
 	/* an unreadable journal does not hide the others */
 	for (size_t i = 0; i < src->nfiles; i++) {
@@ -354,9 +425,13 @@ static void dir_skip(struct sacc_faultlog_src *src)
 {
 	struct stat st;
 
-	for (size_t i = 0; i < src->nfiles; i++)
-		if (!stat(src->files[i].path, &st))
+	for (size_t i = 0; i < src->nfiles; i++) {
+		if (!stat(src->files[i].path, &st)) {
 			src->files[i].off = st.st_size;
+			src->files[i].dev = st.st_dev;
+			src->files[i].ino = st.st_ino;
+		}
+	}
 }
 
 static const char *default_path(enum sacc_faultlog_input kind)
@@ -449,6 +524,16 @@ int sacc_faultlog_src_fd(const struct sacc_faultlog_src *src)
 const char *sacc_faultlog_src_path(const struct sacc_faultlog_src *src)
 {
 	return src ? src->path : NULL;
+}
+
+size_t sacc_faultlog_src_skipped(const struct sacc_faultlog_src *src,
+				 const char **why)
+{
+	size_t n = src && src->mode == SRC_DIR ? src->skipped : 0;
+
+	if (why)
+		*why = n ? src->skip_why : NULL;
+	return n;
 }
 
 void sacc_faultlog_src_close(struct sacc_faultlog_src *src)

@@ -714,7 +714,10 @@ static int summarise(struct sacc_faultlog *fl)
 		struct sacc_faultlog_counts *c = &fl->devs[i].c;
 		uint64_t seen;
 
-		c->device = max_u64(c->device_journal, c->device_counter);
+		c->journal_rotated = fl->devs[i].rotated_faults;
+		s->journal_rotations += fl->devs[i].rotations;
+		c->device = max_u64(c->device_journal + c->journal_rotated,
+				    c->device_counter);
 		c->faults = max_u64(c->device, c->records);
 		seen = max_u64(c->viommu_recorded, c->kernel_printed) +
 		       c->unreported;
@@ -732,6 +735,7 @@ static int summarise(struct sacc_faultlog *fl)
 		t->records += c->records;
 		t->unattributed += c->unattributed;
 		t->unreported += c->unreported;
+		t->journal_rotated += c->journal_rotated;
 		fl->counts[i] = *c;
 	}
 	qsort(fl->counts, fl->ndev, sizeof(*fl->counts), cmp_counts);

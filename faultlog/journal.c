@@ -8,9 +8,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -20,12 +22,12 @@
 static const char *const kind_names[] = {
 	[SACC_JEV_MAP] = "map",	      [SACC_JEV_UNMAP] = "unmap",
 	[SACC_JEV_RANGES] = "ranges", [SACC_JEV_FAULT] = "fault",
-	[SACC_JEV_RESET] = "reset",
+	[SACC_JEV_RESET] = "reset",   [SACC_JEV_ROTATED] = "rotated",
 };
 
 const char *sacc_journal_kind_name(enum sacc_journal_kind kind)
 {
-	if (kind >= SACC_JEV_MAP && kind <= SACC_JEV_RESET)
+	if (kind >= SACC_JEV_MAP && kind <= SACC_JEV_ROTATED)
 		return kind_names[kind];
 	return NULL;
 }
@@ -97,6 +99,11 @@ static int format_event(struct json_object *o,
 		break;
 	case SACC_JEV_RESET:
 		break;
+	case SACC_JEV_ROTATED:
+		ret |= fl_json_u64(o, "rotations", true, ev->rotations);
+		ret |= fl_json_u64(o, "faults", true, ev->rotated_faults);
+		ret |= fl_json_u64(o, "bytes", true, ev->rotated_bytes);
+		break;
 	}
 	return ret;
 }
@@ -140,6 +147,7 @@ enum {
 	SEEN_ADDR = 1 << 7,
 	SEEN_ACCESS = 1 << 8,
 	SEEN_WRITE = 1 << 9,
+	SEEN_FAULTS = 1 << 10,
 };
 
 struct jctx {
@@ -241,7 +249,7 @@ static int member(struct jctx *jc, const char *key, struct json_object *v)
 		if (!s)
 			return -EINVAL;
 		jc->unknown_ev = true;
-		for (int k = SACC_JEV_MAP; k <= SACC_JEV_RESET; k++) {
+		for (int k = SACC_JEV_MAP; k <= SACC_JEV_ROTATED; k++) {
 			if (!strcmp(s, kind_names[k])) {
 				ev->ev = (enum sacc_journal_kind)k;
 				jc->unknown_ev = false;
@@ -328,6 +336,16 @@ static int member(struct jctx *jc, const char *key, struct json_object *v)
 		if (get_u32(v, &ev->length))
 			return -EINVAL;
 		ev->has_length = true;
+	} else if (!strcmp(key, "rotations")) {
+		if (get_u64(v, &ev->rotations))
+			return -EINVAL;
+	} else if (!strcmp(key, "faults")) {
+		if (get_u64(v, &ev->rotated_faults))
+			return -EINVAL;
+		jc->seen |= SEEN_FAULTS;
+	} else if (!strcmp(key, "bytes")) {
+		if (get_u64(v, &ev->rotated_bytes))
+			return -EINVAL;
 	}
 	return 0; /* unknown keys: ignored */
 }
@@ -385,6 +403,9 @@ int sacc_journal_parse_line(const char *line, struct sacc_journal_event *ev)
 		break;
 	case SACC_JEV_RESET:
 		break;
+	case SACC_JEV_ROTATED:
+		need |= SEEN_FAULTS;
+		break;
 	}
 	if ((jc.seen & need) != need)
 		return -EINVAL;
@@ -404,6 +425,13 @@ struct sacc_journal {
 	char bdf[SACC_BDF_MAX];
 	uint64_t (*now)(void *ctx);
 	void *now_ctx;
+	uint64_t max; /* rotate past this size; 0: never */
+	void (*rotated)(void *ctx, struct sacc_journal *j);
+	void *rotated_ctx;
+	bool in_hook; /* the hook's own lines never rotate */
+	/* threads sharing the journal: fd changes when it rotates
+	 * (recursive: the rotation hook writes lines itself) */
+	pthread_mutex_t mu;
 	char path[PATH_MAX];
 };
 
@@ -413,12 +441,111 @@ static uint64_t default_now(void *ctx)
 	return sacc_monotonic_ns();
 }
 
+static int not_regular(const char *path, mode_t mode, int code,
+		       struct sacc_err *err)
+{
+	return sacc_err_set(err, code,
+			    "journal %s is %s, not a regular file: remove it",
+			    path, fl_file_type(mode));
+}
+
+/*
+ * Open @path to append, created 0644 if missing.  Only a regular file
+ * will do: O_NOFOLLOW refuses a symbolic link, O_NONBLOCK keeps a FIFO
+ * from blocking the open (with no reader it fails with ENXIO, with one
+ * it opens and fstat() tells), and a device, socket or FIFO is refused.
+ */
+static int open_regular(const char *path, int flags, struct sacc_err *err)
+{
+	struct stat st;
+	int fd, e;
+
+	fd = open(path,
+		  O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK |
+		      O_NOFOLLOW | flags,
+		  0644);
+	if (fd < 0) {
+		e = errno;
+		if ((e == ELOOP || e == ENXIO) && !lstat(path, &st) &&
+		    !S_ISREG(st.st_mode))
+			return not_regular(path, st.st_mode, e, err);
+		return sacc_err_set(err, e, "opening journal %s: %s", path,
+				    strerror(e));
+	}
+	if (fstat(fd, &st)) {
+		e = errno;
+		close(fd);
+		return sacc_err_set(err, e, "stat journal %s: %s", path,
+				    strerror(e));
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return not_regular(path, st.st_mode, EINVAL, err);
+	}
+	/* a regular file: O_NONBLOCK means nothing, writes block as ever */
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* "8388608", "8M", "512K", "1G" (K = 1024), "0": no cap. */
+static int parse_max(const char *s, uint64_t *out)
+{
+	const char *p = s;
+	uint64_t v, mul = 1;
+
+	if (fl_scan_u64(&p, 10, &v))
+		return -EINVAL;
+	switch (*p) {
+	case 'K':
+	case 'k':
+		mul = 1ull << 10;
+		break;
+	case 'M':
+	case 'm':
+		mul = 1ull << 20;
+		break;
+	case 'G':
+	case 'g':
+		mul = 1ull << 30;
+		break;
+	case '\0':
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (*p && (p[1] && strcmp(p + 1, "iB") && strcmp(p + 1, "B")))
+		return -EINVAL;
+	if (v > UINT64_MAX / mul)
+		return -EINVAL;
+	*out = v * mul;
+	return 0;
+}
+
+int sacc_journal_max_bytes(uint64_t *out, struct sacc_err *err)
+{
+	const char *s = getenv(SACC_JOURNAL_MAX_ENV);
+
+	*out = SACC_JOURNAL_MAX_DEFAULT;
+	if (!s || !*s)
+		return 0;
+	if (parse_max(s, out)) {
+		*out = SACC_JOURNAL_MAX_DEFAULT;
+		return sacc_err_set(err, EINVAL,
+				    "%s='%s' is not a size: give bytes, or "
+				    "with K, M or G (0: no cap)",
+				    SACC_JOURNAL_MAX_ENV, s);
+	}
+	return 0;
+}
+
 int sacc_journal_open_path(struct sacc_journal **out, const char *path,
 			   const char *bdf, struct sacc_err *err)
 {
 	struct sacc_journal *j;
 	uint32_t domain;
+	uint64_t max;
 	uint16_t sid;
+	int ret;
 
 	if (!out || !path)
 		return sacc_err_set(err, EINVAL, "NULL journal arguments");
@@ -426,23 +553,34 @@ int sacc_journal_open_path(struct sacc_journal **out, const char *path,
 	if (sacc_bdf_to_sid(bdf, &domain, &sid))
 		return sacc_err_set(err, EINVAL, "bad PCI address '%s'",
 				    bdf ? bdf : "(null)");
-	if (strlen(path) >= sizeof(j->path))
+	if (strlen(path) + 4 >= sizeof(j->path)) /* room for ".tmp" */
 		return sacc_err_set(err, ENAMETOOLONG,
 				    "journal path too long");
+	ret = sacc_journal_max_bytes(&max, err);
+	if (ret)
+		return ret;
 	j = calloc(1, sizeof(*j));
 	if (!j)
 		return sacc_err_set(err, ENOMEM, "allocating the journal");
-	j->fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	j->fd = open_regular(path, 0, err);
 	if (j->fd < 0) {
-		int e = errno;
+		int e = j->fd;
 
 		free(j);
-		return sacc_err_set(err, e, "opening journal %s: %s", path,
-				    strerror(e));
+		return e;
+	}
+	{
+		pthread_mutexattr_t a;
+
+		pthread_mutexattr_init(&a);
+		pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
+		pthread_mutex_init(&j->mu, &a);
+		pthread_mutexattr_destroy(&a);
 	}
 	sacc_bdf_format(domain, sid, j->bdf, sizeof(j->bdf));
 	snprintf(j->path, sizeof(j->path), "%s", path);
 	j->now = default_now;
+	j->max = max;
 	*out = j;
 	return 0;
 }
@@ -485,6 +623,7 @@ void sacc_journal_close(struct sacc_journal *j)
 		return;
 	if (j->fd >= 0)
 		close(j->fd);
+	pthread_mutex_destroy(&j->mu);
 	free(j);
 }
 
@@ -502,6 +641,27 @@ void sacc_journal_set_clock(struct sacc_journal *j, uint64_t (*now)(void *ctx),
 	j->now_ctx = now ? ctx : NULL;
 }
 
+void sacc_journal_set_max(struct sacc_journal *j, uint64_t bytes)
+{
+	if (j)
+		j->max = bytes;
+}
+
+uint64_t sacc_journal_get_max(const struct sacc_journal *j)
+{
+	return j ? j->max : 0;
+}
+
+void sacc_journal_set_rotate_hook(struct sacc_journal *j,
+				  void (*fn)(void *ctx, struct sacc_journal *j),
+				  void *ctx)
+{
+	if (!j)
+		return;
+	j->rotated = fn;
+	j->rotated_ctx = fn ? ctx : NULL;
+}
+
 static void event_init(struct sacc_journal *j, struct sacc_journal_event *ev,
 		       enum sacc_journal_kind kind)
 {
@@ -512,8 +672,8 @@ static void event_init(struct sacc_journal *j, struct sacc_journal_event *ev,
 	memcpy(ev->bdf, j->bdf, sizeof(ev->bdf));
 }
 
-static int emit(struct sacc_journal *j, const struct sacc_journal_event *ev,
-		struct sacc_err *err)
+static int write_line(struct sacc_journal *j, int fd,
+		      const struct sacc_journal_event *ev, struct sacc_err *err)
 {
 	char buf[4096];
 	size_t off = 0;
@@ -523,7 +683,7 @@ static int emit(struct sacc_journal *j, const struct sacc_journal_event *ev,
 		return sacc_err_set(err, -n, "formatting a journal event");
 	/* one write(2): O_APPEND keeps concurrent lines whole */
 	while (off < (size_t)n) {
-		ssize_t w = write(j->fd, buf + off, (size_t)n - off);
+		ssize_t w = write(fd, buf + off, (size_t)n - off);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -534,6 +694,187 @@ static int emit(struct sacc_journal *j, const struct sacc_journal_event *ev,
 		off += (size_t)w;
 	}
 	return 0;
+}
+
+static int lock(struct sacc_journal *j, int op, struct sacc_err *err)
+{
+	while (flock(j->fd, op))
+		if (errno != EINTR)
+			return sacc_err_set(err, errno,
+					    "locking journal %s: %s", j->path,
+					    strerror(errno));
+	return 0;
+}
+
+/* Is @fd still the file at the journal's path?  (@st: its stat) */
+static bool still_there(const struct sacc_journal *j, struct stat *st)
+{
+	struct stat ps;
+
+	return !fstat(j->fd, st) && !lstat(j->path, &ps) &&
+	       ps.st_dev == st->st_dev && ps.st_ino == st->st_ino;
+}
+
+/* Another writer rotated the journal (or it was removed): write where
+ * the path leads now. */
+static int follow(struct sacc_journal *j, struct sacc_err *err)
+{
+	int fd = open_regular(j->path, 0, err);
+
+	if (fd < 0)
+		return fd;
+	close(j->fd);
+	j->fd = fd;
+	return 0;
+}
+
+/*
+ * What a journal about to be rotated away holds: its fault events, plus
+ * what its own "rotated" line (if any) says went before it.  The writer
+ * is ours, so a fault line starts with {"ev":"fault".
+ */
+static void count_rotated(const char *path, uint64_t *faults,
+			  uint64_t *rotations)
+{
+	struct sacc_journal_event ev;
+	uint64_t n = 0, before = 0, rot = 0;
+	size_t cap = 0;
+	char *line = NULL;
+	FILE *f;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOFOLLOW);
+	f = fd >= 0 ? fdopen(fd, "r") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		*faults = *rotations = 0;
+		return;
+	}
+	while (getline(&line, &cap, f) > 0) {
+		if (!strncmp(line, "{\"ev\":\"fault\"", 13)) {
+			n++;
+		} else if (!strncmp(line, "{\"ev\":\"rotated\"", 15) &&
+			   sacc_journal_parse_line(line, &ev) == 1 &&
+			   ev.ev == SACC_JEV_ROTATED) {
+			before = ev.rotated_faults > before ? ev.rotated_faults
+							    : before;
+			rot = ev.rotations > rot ? ev.rotations : rot;
+		}
+	}
+	free(line);
+	fclose(f);
+	*faults = before + n;
+	*rotations = rot;
+}
+
+/*
+ * The journal is past its cap: it becomes <path>.1 (replacing an older
+ * one) and a new one takes its place, starting with a "rotated" line
+ * that counts the fault events rotated away so far.
+ *
+ * Under an exclusive flock() on the old file: every line is written
+ * under a shared one, so none is added between the count and the swap,
+ * and of several writers past the cap only one rotates; the others find
+ * that the path leads elsewhere and follow it.  The new file is made
+ * aside (<path>.tmp) with its "rotated" line and renamed over the path,
+ * so the path never goes missing and no writer can fill (and rotate) the
+ * new file before that line is in it.  The hook then writes again what
+ * a reader needs (libsacc: the ranges and the live mappings).
+ */
+static int rotate(struct sacc_journal *j, struct sacc_err *err)
+{
+	struct sacc_journal_event ev;
+	char old[PATH_MAX + 2], tmp[PATH_MAX + 4];
+	uint64_t faults, rotations;
+	struct stat st;
+	int fd, ret;
+
+	ret = lock(j, LOCK_EX, err);
+	if (ret)
+		return ret;
+	if (!still_there(j, &st)) {
+		flock(j->fd, LOCK_UN);
+		return follow(j, err); /* another writer rotated it */
+	}
+	if ((uint64_t)st.st_size <= j->max) {
+		flock(j->fd, LOCK_UN);
+		return 0;
+	}
+	count_rotated(j->path, &faults, &rotations);
+	snprintf(old, sizeof(old), "%s.1", j->path);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", j->path);
+	fd = open_regular(tmp, O_TRUNC, err);
+	if (fd < 0) {
+		flock(j->fd, LOCK_UN);
+		return fd;
+	}
+	event_init(j, &ev, SACC_JEV_ROTATED);
+	ev.rotations = rotations + 1;
+	ev.rotated_faults = faults;
+	ev.rotated_bytes = (uint64_t)st.st_size;
+	ret = write_line(j, fd, &ev, err);
+	/* the old file as <path>.1: a second name first, so the path is
+	 * never missing (a file system without hard links: renamed) */
+	if (!ret && ((unlink(old) && errno != ENOENT) || link(j->path, old)) &&
+	    rename(j->path, old))
+		ret = sacc_err_set(err, errno, "rotating journal %s: %s",
+				   j->path, strerror(errno));
+	if (!ret && rename(tmp, j->path))
+		ret = sacc_err_set(err, errno, "rotating journal %s: %s",
+				   j->path, strerror(errno));
+	flock(j->fd, LOCK_UN);
+	if (ret) {
+		close(fd);
+		unlink(tmp);
+		return ret; /* the next line tries again (follow()) */
+	}
+	close(j->fd);
+	j->fd = fd;
+	if (j->rotated) {
+		j->in_hook = true;
+		j->rotated(j->rotated_ctx, j);
+		j->in_hook = false;
+	}
+	return 0;
+}
+
+/* One line where the path leads now; then, past the cap, rotation. */
+static int emit_locked(struct sacc_journal *j,
+		       const struct sacc_journal_event *ev,
+		       struct sacc_err *err)
+{
+	struct stat st;
+	int ret;
+
+	for (;;) {
+		ret = lock(j, LOCK_SH, err);
+		if (ret)
+			return ret;
+		if (still_there(j, &st))
+			break;
+		flock(j->fd, LOCK_UN);
+		ret = follow(j, err);
+		if (ret)
+			return ret;
+	}
+	ret = write_line(j, j->fd, ev, err);
+	flock(j->fd, LOCK_UN);
+	if (ret || !j->max || j->in_hook || fstat(j->fd, &st) ||
+	    (uint64_t)st.st_size <= j->max)
+		return ret;
+	return rotate(j, err);
+}
+
+static int emit(struct sacc_journal *j, const struct sacc_journal_event *ev,
+		struct sacc_err *err)
+{
+	int ret;
+
+	pthread_mutex_lock(&j->mu);
+	ret = emit_locked(j, ev, err);
+	pthread_mutex_unlock(&j->mu);
+	return ret;
 }
 
 static int map_event(struct sacc_journal *j, enum sacc_journal_kind kind,

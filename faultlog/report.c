@@ -172,6 +172,7 @@ static struct json_object *counts_json(const struct sacc_faultlog_counts *c,
 	ret |= fl_json_u64(o, "records", true, c->records);
 	ret |= fl_json_u64(o, "unattributed", true, c->unattributed);
 	ret |= fl_json_u64(o, "unreported", true, c->unreported);
+	ret |= fl_json_u64(o, "journal_rotated", true, c->journal_rotated);
 	if (ret) {
 		json_object_put(o);
 		return NULL;
@@ -206,6 +207,7 @@ static int summary_json(struct json_object *o,
 	ret |= fl_json_u64(o, "kmsg_user_ignored", true, s->kmsg_user_ignored);
 	ret |= fl_json_u64(o, "kmsg_overruns", true, s->kmsg_overruns);
 	ret |= fl_json_u64(o, "trace_chunk_lines", true, s->trace_chunk_lines);
+	ret |= fl_json_u64(o, "journal_rotations", true, s->journal_rotations);
 	devs = json_object_new_array();
 	ret |= fl_json_add(o, "devices", devs);
 	for (size_t i = 0; !ret && i < s->nr_devices; i++)
@@ -303,6 +305,9 @@ void fl_summary_text(struct sacc_faultlog_summary *s)
 			    s->unreported_no_dma);
 		ADD(")");
 	}
+	if (t->journal_rotated || s->journal_rotations)
+		ADD(", rotated away %" PRIu64 " (journal size cap)",
+		    t->journal_rotated);
 	ADD(", lost %" PRIu64, s->lost);
 	if (s->lost)
 		ADD(" (%s)", s->lost_exact
@@ -420,6 +425,11 @@ int sacc_faultlog_print_summary(const struct sacc_faultlog *fl, FILE *out)
 			c->device_counter, c->faults, c->kernel_printed,
 			c->qemu_seen, c->viommu_recorded, c->records,
 			c->unattributed, c->unreported);
+		if (c->journal_rotated)
+			fprintf(out,
+				"  %s: %" PRIu64 " faults rotated away with "
+				"the journal past its size cap (%s.jsonl.1)\n",
+				c->bdf, c->journal_rotated, c->bdf);
 	}
 	if (s->unreported_not_iommu)
 		fprintf(out, "  never reported, target refused: %s\n",

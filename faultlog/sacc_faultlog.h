@@ -48,7 +48,15 @@
  *                    a range that wraps past 2^64, which the device
  *                    refuses without any DMA)
  * reset (device reset; FAULT_COUNT restarts at 0): no further fields.
- * Readers ignore unknown keys and unknown "ev" values.
+ * rotated (the first line of a journal that replaced one past its size
+ * cap, SACC_JOURNAL_MAX_ENV; the old one is now <bdf>.jsonl.1, which
+ * readers of the directory do not read):
+ *   "rotations" number  journals rotated away so far, this one's included
+ *   "faults" number  fault events in every journal rotated away so far
+ *                    (cumulative: the last rotated line carries them all)
+ *   "bytes"  number  the size of the journal just rotated away
+ * Readers ignore unknown keys and unknown "ev" values (so a reader that
+ * predates "rotated" skips it).
  *
  * ---------------------------------------------------------------------
  * 2. Fault records (sacc_faultlog_print_json, one object per line)
@@ -117,9 +125,14 @@
  * ---------------------------------------------------------------------
  * 3. Loss accounting (struct sacc_faultlog_summary)
  * ---------------------------------------------------------------------
- * device       = max(fault events in the journal, sum over reset epochs of
- *                the largest fault_count seen): the device counts faults
- *                from any process, the journal only from libsacc users.
+ * device       = max(fault events in the journal + journal_rotated, sum
+ *                over reset epochs of the largest fault_count seen): the
+ *                device counts faults from any process, the journal only
+ *                from libsacc users.
+ * journal_rotated = fault events in journals rotated away past the size
+ *                cap (the "rotated" line's "faults"): device faults with
+ *                no record, since their journal lines are gone;
+ *                journal_rotations counts the rotations.
  * faults       = per device max(device, records): every fault at least one
  *                source saw, or the device counted.
  * qemu_seen    = vtd_dmar_fault trace lines: faults the vIOMMU saw before
@@ -172,6 +185,10 @@
 
 #define SACC_JOURNAL_DIR_DEFAULT "/run/sacc"
 #define SACC_JOURNAL_DIR_ENV	 "SACC_JOURNAL_DIR"
+/* A journal past this many bytes is rotated (<bdf>.jsonl.1).  The
+ * environment variable takes bytes or K/M/G (1024-based); 0: no cap. */
+#define SACC_JOURNAL_MAX_DEFAULT (8ull << 20)
+#define SACC_JOURNAL_MAX_ENV	 "SACC_JOURNAL_MAX"
 
 /* "perm" bits: equal to VFIO_DMA_MAP_FLAG_READ / _WRITE on purpose, so
  * struct sacc_map_entry.perm can be passed straight through. */
@@ -206,9 +223,11 @@ enum sacc_journal_kind {
 	SACC_JEV_RANGES,
 	SACC_JEV_FAULT,
 	SACC_JEV_RESET,
+	SACC_JEV_ROTATED,
 };
 
-/* "map", "unmap", "ranges", "fault", "reset" (NULL if invalid). */
+/* "map", "unmap", "ranges", "fault", "reset", "rotated" (NULL if
+ * invalid). */
 const char *sacc_journal_kind_name(enum sacc_journal_kind kind);
 
 struct sacc_journal_event {
@@ -239,12 +258,17 @@ struct sacc_journal_event {
 	uint32_t fault_count;
 	bool has_length;
 	uint32_t length; /* the descriptor's length ("length", optional) */
+	/* rotated */
+	uint64_t rotations;	 /* journals rotated away so far */
+	uint64_t rotated_faults; /* "faults": fault events in them */
+	uint64_t rotated_bytes;	 /* "bytes": size of the one just rotated */
 };
 
 /*
  * One journal line (with or without the trailing newline) into @ev.
  * Required: ev, t_ns, bdf; map: iova, len, perm; unmap: iova, len;
- * ranges: ranges; fault: addr, access.  Unknown keys are ignored.
+ * ranges: ranges; fault: addr, access; rotated: faults.  Unknown keys
+ * are ignored.
  * Returns 1, 0 for a blank line or an unknown "ev", -EINVAL (also for
  * JSON that json-c's strict mode refuses, nesting deeper than 32, or an
  * integer beyond 64 bits), -ENOMEM.
@@ -270,7 +294,10 @@ struct sacc_journal;
 /*
  * Open (create, append) $SACC_JOURNAL_DIR/<bdf>.jsonl, default
  * /run/sacc/<bdf>.jsonl; the directory is created (0755) if missing.
- * @bdf is canonicalised ("01:00.0" becomes "0000:01:00.0").
+ * @bdf is canonicalised ("01:00.0" becomes "0000:01:00.0").  Only a
+ * regular file is a journal: a symbolic link (O_NOFOLLOW), a FIFO
+ * (opened O_NONBLOCK, so the open never waits for a reader), a device
+ * or a socket is refused at once with a message that says so.
  */
 int sacc_journal_open(struct sacc_journal **out, const char *bdf,
 		      struct sacc_err *err);
@@ -288,6 +315,36 @@ const char *sacc_journal_path(const struct sacc_journal *j);
 /* Replace the t_ns clock (tests).  NULL restores sacc_monotonic_ns(). */
 void sacc_journal_set_clock(struct sacc_journal *j, uint64_t (*now)(void *ctx),
 			    void *ctx);
+
+/*
+ * The size cap: $SACC_JOURNAL_MAX (bytes, or with K, M, G; 0: none),
+ * default SACC_JOURNAL_MAX_DEFAULT, into *@out.  -EINVAL (and the
+ * default in *@out) for a value that is not a size; the open functions
+ * then fail with the message.
+ */
+int sacc_journal_max_bytes(uint64_t *out, struct sacc_err *err);
+
+/*
+ * Size cap and rotation.  After a line that takes the journal past
+ * @bytes (0: never), the writer renames it to <path>.1 (replacing an
+ * older one), opens a new one and writes a "rotated" line first, which
+ * counts the fault events rotated away (section 1).  Writers sharing a
+ * journal rotate it once (flock) and follow the path to the new file;
+ * every line goes where the path leads (a removed journal is created
+ * again).  The open functions take the cap from sacc_journal_max_bytes().
+ */
+void sacc_journal_set_max(struct sacc_journal *j, uint64_t bytes);
+uint64_t sacc_journal_get_max(const struct sacc_journal *j);
+
+/*
+ * Called after a rotation, with the new journal open: the owner writes
+ * again what a reader of the new file needs (libsacc: the ranges and
+ * every live mapping, so later faults are still attributed).  Its own
+ * lines never rotate.  NULL: none.
+ */
+void sacc_journal_set_rotate_hook(struct sacc_journal *j,
+				  void (*fn)(void *ctx, struct sacc_journal *j),
+				  void *ctx);
 
 /*
  * Each call writes one whole line with one write(2) (O_APPEND), so calls
@@ -536,6 +593,9 @@ struct sacc_faultlog_counts {
 	uint64_t unreported;	 /* device faults no IOMMU fault record can
 				  * exist for (unlogged not_iommu, no_dma);
 				  * not counted in lost */
+	uint64_t journal_rotated; /* fault events in journals rotated away
+				   * past the size cap (no records; in
+				   * device) */
 };
 
 struct sacc_faultlog_summary {
@@ -558,6 +618,7 @@ struct sacc_faultlog_summary {
 	uint64_t trace_chunk_lines; /* vtd_dmar_fault lines folded into the
 				     * access before them (see qemu_seen) */
 	uint64_t kmsg_overruns;	    /* EPIPE from /dev/kmsg: records lost */
+	uint64_t journal_rotations; /* journals rotated away (size cap) */
 	/* per device, sorted by bdf; owned by the fault log, valid until the
 	 * next join or free */
 	size_t nr_devices;
@@ -614,7 +675,8 @@ int sacc_faultlog_add_file(struct sacc_faultlog *fl,
 			   struct sacc_err *err);
 
 /* Every *.jsonl in @dir (NULL: $SACC_JOURNAL_DIR or /run/sacc).  Returns
- * the lines understood; a missing directory gives 0. */
+ * the lines understood; a missing directory gives 0; entries that are
+ * not regular files are skipped (a source below can tell). */
 int sacc_faultlog_add_journal_dir(struct sacc_faultlog *fl, const char *dir,
 				  struct sacc_err *err);
 
@@ -629,8 +691,12 @@ int sacc_faultlog_add_journal_dir(struct sacc_faultlog *fl, const char *dir,
  *    fault log's kmsg_overruns;
  *  - a directory (journals): every *.jsonl in it, alphabetically, each
  *    from its own offset on, files created later included; a file that
- *    shrank is read again from its start; a missing directory is an
- *    empty source until it appears;
+ *    shrank or was replaced is read again from its start (replaced by
+ *    rotation: the rest of the old one first, from <bdf>.jsonl.1); a
+ *    missing directory is an empty source until it appears; an entry
+ *    that is not a regular file (a FIFO, a device, a socket: opened
+ *    non-blocking, never read) is skipped, and
+ *    sacc_faultlog_src_skipped() says so;
  *  - anything else (a file, a pipe): its lines from where the last read
  *    stopped.
  * A line not yet complete (no newline) waits for the next read, unless
@@ -674,6 +740,14 @@ int sacc_faultlog_src_fd(const struct sacc_faultlog_src *src);
 
 /* The path it reads (a directory for journals). */
 const char *sacc_faultlog_src_path(const struct sacc_faultlog_src *src);
+
+/*
+ * Journals the last read of a directory skipped because they are not
+ * regular files; *@why (if @why) gets a message naming the first and
+ * what to do, or NULL when none was skipped.  0 for other sources.
+ */
+size_t sacc_faultlog_src_skipped(const struct sacc_faultlog_src *src,
+				 const char **why);
 
 /* Close; safe with NULL. */
 void sacc_faultlog_src_close(struct sacc_faultlog_src *src);

@@ -17,11 +17,18 @@
  *   reset           sacc_reset()
  * Submission and successful completions never touch the journal.
  *
- * A journal that cannot be opened does not fail sacc_open(): the device
- * works without it and sacc_dev_journal() says why.
+ * A journal that cannot be opened (also one that is not a regular file:
+ * a FIFO, a symbolic link) does not fail sacc_open(): the device works
+ * without it and sacc_dev_journal() says why.
+ *
+ * The journal is bounded ($SACC_JOURNAL_MAX, default 8 MiB): past it
+ * faultlog/ rotates it to <bdf>.jsonl.1, and the new file starts with a
+ * "rotated" line, then the ranges and every live mapping again, so a
+ * reader of the new file alone still attributes later faults.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sacc_priv.h"
@@ -52,22 +59,55 @@ static void on_unmapped(void *opaque, const struct sacc_map_entry *m)
 		note_error(dev, &e);
 }
 
-int sacc_dev_journal_attach(struct sacc_dev *dev, struct sacc_journal *j)
+static void journal_ranges(struct sacc_dev *dev, struct sacc_journal *j)
 {
 	struct sacc_iova_range r[SACC_IOMMU_MAX_RANGES];
-	struct sacc_dma_observer obs = {on_mapped, on_unmapped, dev};
 	struct sacc_err e = {0};
 	int n;
 
-	dev->journal = j;
-	if (!j || !dev->dma)
-		return 0;
-	sacc_dma_ctx_set_observer(dev->dma, &obs);
 	n = sacc_dev_iova_ranges(dev, r, SACC_IOMMU_MAX_RANGES, NULL);
 	if (n > SACC_IOMMU_MAX_RANGES)
 		n = SACC_IOMMU_MAX_RANGES;
 	if (n > 0 && sacc_journal_ranges(j, r, (size_t)n, &e))
 		note_error(dev, &e);
+}
+
+/* The journal was rotated: the new one gets the ranges and the live
+ * mappings (rings and buffers), as if they were mapped now. */
+static void on_rotated(void *opaque, struct sacc_journal *j)
+{
+	struct sacc_dev *dev = opaque;
+	struct sacc_dma_registry *reg = sacc_dma_ctx_registry(dev->dma);
+	size_t n = sacc_dma_registry_count(reg);
+	struct sacc_map_entry *live = calloc(n ? n : 1, sizeof(*live));
+	struct sacc_err e = {0};
+
+	journal_ranges(dev, j);
+	if (!live) {
+		sacc_err_set(&e, ENOMEM,
+			     "journal rotated: no memory to "
+			     "write the live mappings again");
+		note_error(dev, &e);
+		return;
+	}
+	n = sacc_dma_registry_snapshot(reg, live, n);
+	for (size_t i = 0; i < n; i++)
+		if (sacc_journal_map(j, live[i].name, live[i].iova, live[i].len,
+				     live[i].perm, &e))
+			note_error(dev, &e);
+	free(live);
+}
+
+int sacc_dev_journal_attach(struct sacc_dev *dev, struct sacc_journal *j)
+{
+	struct sacc_dma_observer obs = {on_mapped, on_unmapped, dev};
+
+	dev->journal = j;
+	if (!j || !dev->dma)
+		return 0;
+	sacc_dma_ctx_set_observer(dev->dma, &obs);
+	sacc_journal_set_rotate_hook(j, on_rotated, dev);
+	journal_ranges(dev, j);
 	sacc_dev_journal_reset(dev);
 	return 0;
 }

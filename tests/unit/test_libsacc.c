@@ -1035,6 +1035,95 @@ START_TEST(test_journal)
 }
 END_TEST
 
+/* Past its size cap the journal rotates, and the new file starts with
+ * the "rotated" line, the ranges and every live mapping again. */
+START_TEST(test_journal_rotation)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	struct sacc_dma_registry *reg = sacc_dma_ctx_registry(dev->dma);
+	struct sacc_journal_event ev[64];
+	char dir[] = "/tmp/sacc-journal-XXXXXX", path[64], old[72];
+	struct sacc_buf *src, *dst;
+	struct sacc_journal *j;
+	const char *why = "unset";
+	size_t live;
+	int n, maps = 0, resets = 0;
+	bool saw_src = false, saw_dst = false;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/j.jsonl", dir);
+	snprintf(old, sizeof(old), "%s.1", path);
+	ck_assert_int_eq(sacc_journal_open_path(&j, path, dev->bdf, NULL), 0);
+	sacc_journal_set_max(j, 4096);
+	sacc_dev_journal_attach(dev, j);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 100, SACC_DMA_TO_DEVICE, "src", &src), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 8192, SACC_DMA_FROM_DEVICE, "dst", &dst), 0);
+	live = sacc_dma_registry_count(reg);
+	ck_assert_uint_ge(live, 4); /* sq, cq, src, dst */
+	while (access(old, F_OK) && resets++ < 1000)
+		sacc_dev_journal_reset(dev);
+	ck_assert_int_eq(access(old, F_OK), 0);
+	ck_assert_str_eq(sacc_dev_journal(dev, &why), path);
+	ck_assert_ptr_null(why);
+
+	n = read_journal(path, ev, 64);
+	ck_assert_int_ge(n, 2 + (int)live);
+	ck_assert_int_eq(ev[0].ev, SACC_JEV_ROTATED);
+	ck_assert_uint_eq(ev[0].rotations, 1);
+	ck_assert_uint_eq(ev[0].rotated_faults, 0);
+	ck_assert_int_eq(ev[1].ev, SACC_JEV_RANGES);
+	ck_assert_uint_gt(ev[1].nr_ranges, 0);
+	for (int i = 2; i < n && ev[i].ev == SACC_JEV_MAP; i++) {
+		maps++;
+		saw_src |= !strcmp(ev[i].name, "src") &&
+			   ev[i].iova == sacc_buf_iova(src) &&
+			   ev[i].perm == SACC_JOURNAL_PERM_READ;
+		saw_dst |= !strcmp(ev[i].name, "dst") &&
+			   ev[i].iova == sacc_buf_iova(dst) &&
+			   ev[i].perm == SACC_JOURNAL_PERM_WRITE;
+	}
+	ck_assert_int_eq(maps, (int)live);
+	ck_assert(saw_src && saw_dst);
+
+	sacc_dev_journal_close(dev);
+	fake_close(dev);
+	unlink(path);
+	unlink(old);
+	rmdir(dir);
+}
+END_TEST
+
+/* A journal path that is a FIFO: opening the device's journal returns
+ * at once, the device goes on without one, and says why. */
+START_TEST(test_journal_fifo)
+{
+	struct sacc_dev *dev = fake_open(8, 8);
+	char dir[] = "/tmp/sacc-journal-XXXXXX", path[64];
+	const char *why = NULL;
+	uint64_t t0;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/%s.jsonl", dir, dev->bdf);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	setenv(SACC_JOURNAL_DIR_ENV, dir, 1);
+	t0 = sacc_monotonic_ns();
+	sacc_dev_journal_open(dev);
+	ck_assert_uint_lt(sacc_monotonic_ns() - t0, 2000000000ull);
+	ck_assert_ptr_null(sacc_dev_journal(dev, &why));
+	ck_assert_ptr_nonnull(why);
+	ck_assert_ptr_nonnull(strstr(why, "no fault journal"));
+	ck_assert_ptr_nonnull(strstr(why, "is a FIFO, not a regular file"));
+	ck_assert_ptr_nonnull(strstr(why, path));
+	unsetenv(SACC_JOURNAL_DIR_ENV);
+	sacc_dev_journal_close(dev);
+	fake_close(dev);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 START_TEST(test_not_initialised)
 {
 	struct sacc_dev *dev = fake_open(8, 8);
@@ -1198,6 +1287,8 @@ static Suite *libsacc_suite(void)
 	tcase_add_test(tc, test_completion_nothing_outstanding);
 	tcase_add_test(tc, test_submit_raw);
 	tcase_add_test(tc, test_journal);
+	tcase_add_test(tc, test_journal_fifo);
+	tcase_add_test(tc, test_journal_rotation);
 	tcase_add_test(tc, test_not_initialised);
 	tcase_add_test(tc, test_sysfs);
 	suite_add_tcase(s, tc);

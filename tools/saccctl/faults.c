@@ -239,6 +239,7 @@ static int load(const struct faults_cfg *c, struct sacc_faultlog *fl,
 	struct sacc_faultlog *to = c->dump ? NULL : fl;
 	sacc_faultlog_line_fn fn = c->dump ? dump_line : NULL;
 	struct sacc_err e = {0};
+	const char *why;
 	int r;
 
 	for (unsigned int i = 0; i < c->ninput; i++)
@@ -268,6 +269,8 @@ static int load(const struct faults_cfg *c, struct sacc_faultlog *fl,
 			r = sacc_faultlog_src_read(*jdir, to, fn, NULL, &e);
 		if (r < 0)
 			return fail("%s", e.msg);
+		if (sacc_faultlog_src_skipped(*jdir, &why))
+			fprintf(stderr, "saccctl faults: %s\n", why);
 		if (!c->dump)
 			journal_note(c, sacc_faultlog_src_path(*jdir), r);
 	}

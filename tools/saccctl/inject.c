@@ -581,6 +581,8 @@ int cmd_inject(int argc, char **argv)
 		if (nbdf == 8)
 			return usage_error(usage_inject, "inject",
 					   "at most 8 devices");
+		if (require_sacc_vfio(b, "inject"))
+			return EXIT_USAGE;
 		memcpy(bdfs[nbdf++], b, SACC_BDF_MAX);
 	}
 	if (all)

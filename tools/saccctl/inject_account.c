@@ -197,11 +197,20 @@ static void check_burst(struct inj *s, const struct sacc_faultlog *fl,
 	if (f && !s->has_record)
 		keep_record(s, f, (size_t)t.first);
 	if (t.found != s->burst_n || t.unaccounted) {
+		struct sacc_faultlog_summary sum;
+
 		s->accounted = false;
 		inj_why(s,
 			"%zu of %" PRIu32 " burst faults are records, %zu "
 			"unattributed or unexplained",
 			t.found, s->burst_n, t.unaccounted);
+		sacc_faultlog_summary(fl, &sum);
+		if (t.found < s->burst_n && sum.journal_rotations)
+			inj_why(s,
+				"the journal was rotated during the burst "
+				"(its faults are in <bdf>.jsonl.1 or gone): "
+				"raise %s",
+				SACC_JOURNAL_MAX_ENV);
 	}
 	if (!s->dmar_line[0] && d->n)
 		snprintf(s->dmar_line, sizeof(s->dmar_line), "%s", d->msg[0]);

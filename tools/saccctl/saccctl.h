@@ -87,9 +87,17 @@ struct op_args {
 int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
 		 void (*usage)(FILE *f));
 
-/* The one BDF operand after the options: 0, or usage_error()'s 2. */
+/* The one BDF operand after the options, a SACC device bound to
+ * vfio-pci (require_sacc_vfio()): 0, or 2 with a message on stderr. */
 int parse_bdf_operand(int argc, char **argv, char bdf[SACC_BDF_MAX],
 		      const char *cmd, void (*usage)(FILE *f));
+
+/*
+ * Is @bdf (canonical) a SACC device bound to vfio-pci?  0, else
+ * "saccctl CMD: ..." on stderr (absent, not a SACC device, or bound to
+ * another driver, and what to do) and EXIT_USAGE.
+ */
+int require_sacc_vfio(const char *bdf, const char *cmd);
 
 /* ---- JSON output through json-c (json.c) ---- */
 

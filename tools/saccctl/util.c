@@ -239,5 +239,34 @@ int parse_bdf_operand(int argc, char **argv, char bdf[SACC_BDF_MAX],
 				   argv[optind + 1]);
 	if (sacc_bdf_parse(argv[optind], bdf))
 		return usage_error(usage, cmd, "%s", sacc_errmsg(NULL));
+	return require_sacc_vfio(bdf, cmd);
+}
+
+int require_sacc_vfio(const char *bdf, const char *cmd)
+{
+	struct sacc_pci_dev d;
+
+	if (sacc_pci_get(bdf, &d)) {
+		fprintf(stderr, "saccctl %s: %s\n", cmd, sacc_errmsg(NULL));
+		return EXIT_USAGE;
+	}
+	if (!d.is_sacc) {
+		fprintf(stderr,
+			"saccctl %s: %s is not a SACC device (PCI %04x:%04x, "
+			"SACC is %04x:%04x); 'saccctl list' shows the SACC "
+			"devices\n",
+			cmd, d.bdf, d.vendor, d.device, SACC_PCI_VENDOR_ID,
+			SACC_PCI_DEVICE_ID);
+		return EXIT_USAGE;
+	}
+	if (strcmp(d.driver, "vfio-pci")) {
+		fprintf(stderr,
+			"saccctl %s: SACC device %s is %s%s, not to vfio-pci: "
+			"run 'saccctl bind %s' first\n",
+			cmd, d.bdf,
+			d.driver[0] ? "bound to " : "bound to no driver",
+			d.driver, d.bdf);
+		return EXIT_USAGE;
+	}
 	return 0;
 }
