@@ -13,6 +13,11 @@ SACC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SACC_CACHE=${SACC_CACHE:-/var/cache/sacc}
 SACC_BUILD=${SACC_BUILD:-$SACC_ROOT/build}
 
+# One compiler cache for QEMU's builds and ours. BASEDIR and NOHASHDIR
+# keep a clone's path out of the key: a fresh clone compiles nothing
+# that an earlier one compiled.
+export CCACHE_DIR=$SACC_CACHE/ccache CCACHE_BASEDIR=$SACC_ROOT CCACHE_NOHASHDIR=1
+
 # Packages the pipeline needs, host and guest side.
 SACC_PACKAGES=(
 	dpkg-dev ccache ninja-build meson pkg-config gcc
