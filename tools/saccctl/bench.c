@@ -46,73 +46,6 @@ void usage_bench(FILE *f)
 	    f);
 }
 
-/* ---- log-linear histogram ---- */
-
-#define H_SUB_BITS 6
-#define H_SUB	   (1u << H_SUB_BITS)
-#define H_LINEAR   (2 * H_SUB)
-#define H_BUCKETS  (H_LINEAR + (64 - (H_SUB_BITS + 1)) * H_SUB)
-
-struct hist {
-	uint64_t n, sum, min, max;
-	uint64_t b[H_BUCKETS];
-};
-
-static unsigned int h_idx(uint64_t v)
-{
-	unsigned int e;
-
-	if (v < H_LINEAR)
-		return (unsigned int)v;
-	e = 63u - (unsigned int)__builtin_clzll(v);
-	return H_LINEAR + (e - (H_SUB_BITS + 1)) * H_SUB +
-	       (unsigned int)((v >> (e - H_SUB_BITS)) & (H_SUB - 1));
-}
-
-static uint64_t h_mid(unsigned int i)
-{
-	unsigned int e, sub;
-	uint64_t lo;
-
-	if (i < H_LINEAR)
-		return i;
-	e = (i - H_LINEAR) / H_SUB + H_SUB_BITS + 1;
-	sub = (i - H_LINEAR) % H_SUB;
-	lo = (uint64_t)(H_SUB + sub) << (e - H_SUB_BITS);
-	return lo + ((1ull << (e - H_SUB_BITS)) >> 1);
-}
-
-static void h_add(struct hist *h, uint64_t v)
-{
-	if (!h->n || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	h->n++;
-	h->sum += v;
-	h->b[h_idx(v)]++;
-}
-
-static uint64_t h_pct(const struct hist *h, double p)
-{
-	uint64_t want, acc = 0, v;
-	unsigned int i;
-
-	if (!h->n)
-		return 0;
-	want = (uint64_t)(p * (double)h->n + 0.999999);
-	if (want < 1)
-		want = 1;
-	for (i = 0; i < H_BUCKETS; i++) {
-		acc += h->b[i];
-		if (acc >= want) {
-			v = h_mid(i);
-			return v < h->min ? h->min : v > h->max ? h->max : v;
-		}
-	}
-	return h->max;
-}
-
 /* ---- guest memcpy() reference ---- */
 
 static double memcpy_mib_s(size_t size, double seconds)
@@ -233,9 +166,9 @@ int cmd_bench(int argc, char **argv)
 	struct sacc_buf *src = NULL, *dst = NULL;
 	struct sacc_result *res = NULL;
 	struct sacc_op *ops = NULL;
-	struct sacc_dev *dev = NULL;
+	struct sacc_dev *dev = NULL, *root = NULL;
 	uint64_t *ts = NULL;
-	struct hist *h = NULL;
+	struct hist *h = NULL, *eh = NULL;
 	struct sacc_stats st;
 	struct bench_cfg c;
 	uint64_t t0, t1, end, now, last_progress, seq = 0, inflight = 0;
@@ -253,20 +186,21 @@ int cmd_bench(int argc, char **argv)
 	entries = ring_for(c.qd);
 	opts.sq_entries = entries;
 	opts.doorbell = c.a.doorbell;
-	if (sacc_open(c.bdf, &opts, &dev))
-		return fail("%s", sacc_errmsg(NULL));
+	if (open_handle(c.bdf, &opts, &root, &dev))
+		return EXIT_FAIL;
 	rc = EXIT_FAIL;
 	ops = calloc(c.a.batch, sizeof(*ops));
 	res = calloc(entries, sizeof(*res));
 	ts = calloc(entries, sizeof(*ts));
 	h = calloc(1, sizeof(*h));
-	if (!ops || !res || !ts || !h) {
+	eh = calloc(1, sizeof(*eh));
+	if (!ops || !res || !ts || !h || !eh) {
 		fail("out of memory");
 		goto out;
 	}
 	if (data) {
-		if (sacc_buf_alloc(dev, c.a.size, SACC_DMA_TO_DEVICE, "bench src",
-				   &src) ||
+		if (sacc_buf_alloc(dev, c.a.size, SACC_DMA_TO_DEVICE,
+				   "bench src", &src) ||
 		    sacc_buf_alloc(dev, c.a.size, SACC_DMA_FROM_DEVICE,
 				   "bench dst", &dst)) {
 			fail("%s", sacc_errmsg(dev));
@@ -317,6 +251,7 @@ int cmd_bench(int argc, char **argv)
 		if (r > 0) {
 			for (i = 0; i < (uint32_t)r; i++) {
 				h_add(h, now - ts[res[i].cookie]);
+				h_add(eh, res[i].engine_ns);
 				if (res[i].status != SACC_STS_OK) {
 					if (failed < 5)
 						fprintf(stderr,
@@ -364,16 +299,14 @@ int cmd_bench(int argc, char **argv)
 	ratio = data && mc > 0 ? mib_s / mc : 0;
 
 	if (c.json) {
-		struct json_object *o = jobj(), *lat = jobj();
+		struct json_object *o = jobj(), *lat = jobj(), *eng = jobj();
 
 		jset_str(o, "bdf", c.bdf);
 		jset_str(o, "op", sacc_opcode_str(c.a.op));
 		jset_u64(o, "size", data ? c.a.size : 0);
 		jset_u64(o, "batch", c.a.batch);
 		jset_u64(o, "queue_depth", c.qd);
-		jset_str(o, "doorbell",
-			 c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap"
-							    : "syscall");
+		jset_str(o, "doorbell", doorbell_name(c.a.doorbell));
 		jset_bool(o, "irq", c.irq);
 		jset_double(o, "seconds", secs, "%.3f");
 		jset_u64(o, "ops", h->n);
@@ -391,6 +324,13 @@ int cmd_bench(int argc, char **argv)
 		jset_u64(lat, "p99", h_pct(h, 0.99));
 		jset_u64(lat, "p999", h_pct(h, 0.999));
 		jset(o, "lat_ns", lat);
+		/* the device's own time per op (CQE engine time, MODE.V3) */
+		jset_double(eng, "avg",
+			    eh->n ? (double)eh->sum / (double)eh->n : 0.0,
+			    "%.1f");
+		jset_u64(eng, "p50", h_pct(eh, 0.50));
+		jset_u64(eng, "p99", h_pct(eh, 0.99));
+		jset(o, "engine_ns", eng);
 		jset_u64(o, "memcpy_size", c.a.size);
 		jset_double(o, "memcpy_mib_per_sec", mc, "%.1f");
 		if (data)
@@ -406,8 +346,7 @@ int cmd_bench(int argc, char **argv)
 		printf("SACC bench: %s, batch %llu, queue depth %llu, %s "
 		       "doorbell, %s, %.1f s\n\n",
 		       label, (unsigned long long)c.a.batch,
-		       (unsigned long long)c.qd,
-		       c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
+		       (unsigned long long)c.qd, doorbell_name(c.a.doorbell),
 		       c.irq ? "interrupts" : "polling", c.seconds);
 		printf(
 		    "========================================================"
@@ -439,6 +378,11 @@ int cmd_bench(int argc, char **argv)
 		       (unsigned long long)h->n, (unsigned long long)failed);
 		printf("doorbells per op     %.3f\n", db_op);
 		printf("interrupts per op    %.3f\n", irq_op);
+		printf("engine time (device) %.3fus avg, %.3fus p50, %.3fus "
+		       "p99\n",
+		       eh->n ? (double)eh->sum / (double)eh->n / 1e3 : 0.0,
+		       (double)h_pct(eh, 0.50) / 1e3,
+		       (double)h_pct(eh, 0.99) / 1e3);
 		printf("guest memcpy() %-6s %.1f MiB/s",
 		       sacc_fmt_bytes(c.a.size, sz, sizeof(sz)), mc);
 		if (data)
@@ -453,10 +397,11 @@ int cmd_bench(int argc, char **argv)
 	}
 	rc = EXIT_OK;
 out:
-	sacc_close(dev);
+	sacc_close(root);
 	free(ops);
 	free(res);
 	free(ts);
 	free(h);
+	free(eh);
 	return rc;
 }
