@@ -11,17 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "saccctl.h"
+#include "bench.h"
 
 #define STALL_NS (5ull * 1000000000ull)
 
 void usage_bench(FILE *f)
 {
 	fputs(
-	    "usage: saccctl bench BDF [--op nop|memcpy|xform] [--size N]\n"
-	    "                       [--batch N] [--qd N] "
-	    "[--doorbell mmap|syscall]\n"
-	    "                       [--irq] [--seconds S] [--json]\n\n"
+	    "usage: saccctl bench BDF [--op nop|memcpy|xform|write-inline|"
+	    "timestamp]\n"
+	    "                       [--size N] [--batch N] [--qd N]\n"
+	    "                       [--doorbell tail|token|syscall] [--irq]\n"
+	    "                       [--channels N | --chain N | --sweep "
+	    "LIST]\n"
+	    "                       [--seconds S] [--json]\n\n"
 	    "Keep up to QD operations in flight for S seconds, submitting "
 	    "BATCH\n"
 	    "at a time under one doorbell, and report ops/s, MiB/s, latency\n"
@@ -34,7 +37,22 @@ void usage_bench(FILE *f)
 	    "  --batch N      operations per doorbell (default 1)\n"
 	    "  --qd N         operations in flight (default SQ size - 1 = "
 	    "255)\n"
-	    "  --doorbell M   mmap (default) or syscall\n"
+	    "  --doorbell M   tail (default; also 'mmap'), token (token "
+	    "doorbell +\n"
+	    "                 PUT word; on channels 1..N) or syscall\n"
+	    "  --channels N   N threads, one channel each (0..N-1; token: "
+	    "1..N):\n"
+	    "                 ops/s per channel and in all, fairness = min/max\n"
+	    "  --chain N      a chain of N ops launched with one doorbell vs "
+	    "the\n"
+	    "                 same N ops as single submissions: submit time,\n"
+	    "                 round trip, doorbells and command bytes\n"
+	    "  --sweep LIST   sizes, e.g. 64,1K,4K,64K,1M, one op in flight: "
+	    "with\n"
+	    "                 --op write-inline sacc_write() inline (4 KiB "
+	    "pieces\n"
+	    "                 above 4 KiB) vs DMA (stage + MEMCPY) and the\n"
+	    "                 crossover; with --op memcpy MEMCPY per size\n"
 	    "  --irq          interrupt on every completion, sleep on the "
 	    "eventfd\n"
 	    "  --seconds S    measuring time (default 2)\n"
@@ -79,13 +97,6 @@ static double memcpy_mib_s(size_t size, double seconds)
 
 /* ---- the run ---- */
 
-struct bench_cfg {
-	const char *bdf;
-	struct op_args a;
-	uint64_t qd;
-	bool irq, json;
-	double seconds;
-};
 
 static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 {
@@ -98,9 +109,14 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 	    {"irq", no_argument, NULL, 'i'},
 	    {"seconds", required_argument, NULL, 't'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"channels", required_argument, NULL, 'C'},
+	    {"chain", required_argument, NULL, 'N'},
+	    {"sweep", required_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	static char bdf[SACC_BDF_MAX];
+	char *list, *tok, *save;
+	uint64_t v;
 	int ch, ret;
 
 	memset(c, 0, sizeof(*c));
@@ -108,7 +124,8 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 	c->a.size = 4096;
 	c->a.batch = 1;
 	c->seconds = 2;
-	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jh", lo,
+	c->channels = 1;
+	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jC:N:S:h", lo,
 				usage_bench)) != -1) {
 		switch (ch) {
 		case 'q':
@@ -134,6 +151,42 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 		case 'j':
 			c->json = true;
 			break;
+		case 'C':
+			if (!parse_u64(optarg, &v) || v < 1 ||
+			    v > SACC_CHANNELS_MAX)
+				return usage_error(usage_bench, "bench",
+						   "--channels must be 1..%u, "
+						   "not '%s'",
+						   SACC_CHANNELS_MAX, optarg);
+			c->channels = (unsigned int)v;
+			break;
+		case 'N':
+			if (!parse_u64(optarg, &c->chain) || c->chain < 1 ||
+			    c->chain > 4096)
+				return usage_error(usage_bench, "bench",
+						   "--chain must be 1..4096, "
+						   "not '%s'",
+						   optarg);
+			break;
+		case 'S':
+			list = strdup(optarg);
+			c->nsweep = 0;
+			for (tok = strtok_r(list, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				if (c->nsweep == BENCH_SWEEP_MAX ||
+				    !parse_size(tok, &v) || v < 1 ||
+				    v > SACC_MAX_XFER) {
+					free(list);
+					return usage_error(
+					    usage_bench, "bench",
+					    "--sweep takes up to %u sizes "
+					    "1..1M, comma separated, not '%s'",
+					    BENCH_SWEEP_MAX, optarg);
+				}
+				c->sweep[c->nsweep++] = v;
+			}
+			free(list);
+			break;
 		case 'h':
 			usage_bench(stdout);
 			return -1;
@@ -152,6 +205,19 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 		c->qd = c->a.batch > SACC_DEFAULT_ENTRIES - 1
 			    ? c->a.batch
 			    : SACC_DEFAULT_ENTRIES - 1;
+	if (c->a.op == SACC_OP_WRITE_INLINE && !c->nsweep &&
+	    c->a.size > SACC_INLINE_MAX)
+		return usage_error(usage_bench, "bench",
+				   "--op write-inline carries at most %u bytes "
+				   "(--size)",
+				   SACC_INLINE_MAX);
+	if (c->nsweep && c->a.op != SACC_OP_WRITE_INLINE &&
+	    c->a.op != SACC_OP_MEMCPY)
+		return usage_error(usage_bench, "bench",
+				   "--sweep measures --op write-inline (inline "
+				   "vs DMA) or memcpy");
+	if (c->a.op == SACC_OP_TIMESTAMP)
+		c->a.size = SACC_TIMESTAMP_LEN;
 	if (c->a.batch > c->qd)
 		return usage_error(usage_bench, "bench",
 				   "--batch %llu is larger than --qd %llu",
@@ -186,8 +252,17 @@ int cmd_bench(int argc, char **argv)
 	entries = ring_for(c.qd);
 	opts.sq_entries = entries;
 	opts.doorbell = c.a.doorbell;
+	if (c.nsweep)
+		opts.sq_entries = 4096; /* 31 inline writes of 4 KiB */
 	if (open_handle(c.bdf, &opts, &root, &dev))
 		return EXIT_FAIL;
+	if (c.nsweep || c.chain || c.channels > 1) {
+		rc = c.nsweep  ? bench_sweep(&c, dev)
+		     : c.chain ? bench_chain(&c, dev)
+			       : bench_channels(&c, root, dev);
+		sacc_close(root);
+		return rc;
+	}
 	rc = EXIT_FAIL;
 	ops = calloc(c.a.batch, sizeof(*ops));
 	res = calloc(entries, sizeof(*res));
@@ -213,8 +288,10 @@ int cmd_bench(int argc, char **argv)
 		    .opcode = c.a.op,
 		    .flags = c.irq ? SACC_OPF_IRQ : 0,
 		    .len = data ? (uint32_t)c.a.size : 0,
-		    .src = src,
+		    .src = c.a.op == SACC_OP_WRITE_INLINE ? NULL : src,
 		    .dst = dst,
+		    .data = c.a.op == SACC_OP_WRITE_INLINE ? sacc_buf_va(src)
+							   : NULL,
 		};
 	sacc_stats_clear(dev);
 	t0 = now_ns();

@@ -213,7 +213,11 @@ int cmd_run(int argc, char **argv)
 	 * timestamp: 8 bytes of clock to dst, nothing to compare */
 	v3 = c.a.op == SACC_OP_WRITE_INLINE || c.a.op == SACC_OP_TIMESTAMP;
 	key = c.a.op == SACC_OP_XFORM ? SACC_XFORM_KEY : 0;
-	opts.sq_entries = ring_for(c.a.batch);
+	/* an inline write takes 1 + its payload's slots */
+	opts.sq_entries = ring_for(
+	    c.a.batch * (c.a.op == SACC_OP_WRITE_INLINE
+			     ? 1 + SACC_INLINE_SLOTS(c.a.size)
+			     : 1));
 	opts.doorbell = c.a.doorbell;
 	if (open_handle(c.bdf, &opts, &root, &dev))
 		return EXIT_FAIL;
