@@ -422,8 +422,10 @@ enum sacc_write_mode {
 };
 
 /* Inline up to this many bytes in SACC_WRITE_AUTO: every size inline
- * can carry, until the crossover is measured on the QEMU testbed
- * (vfio-driver/README.md, "Channels, inline writes"). */
+ * can carry.  Measured on this testbed (saccctl bench --sweep ... --op
+ * write-inline, QEMU TCG, one write in flight): inline and DMA are
+ * within noise up to 4 KiB (~50-80 us a write), so no crossover below
+ * SACC_INLINE_MAX (vfio-driver/README.md, "Channels, inline writes"). */
 #define SACC_WRITE_INLINE_MAX_DEFAULT 4096u
 
 int sacc_write(struct sacc_dev *dev, struct sacc_buf *dst, size_t dst_off,
