@@ -422,8 +422,10 @@ enum sacc_write_mode {
 };
 
 /* Inline up to this many bytes in SACC_WRITE_AUTO: every size inline
- * can carry, until the crossover is measured on the QEMU testbed
- * (vfio-driver/README.md, "Channels, inline writes"). */
+ * can carry.  Measured on this testbed (saccctl bench --sweep ... --op
+ * write-inline, QEMU TCG, one write in flight): inline and DMA are
+ * within noise up to 4 KiB (~50-80 us a write), so no crossover below
+ * SACC_INLINE_MAX (vfio-driver/README.md, "Channels, inline writes"). */
 #define SACC_WRITE_INLINE_MAX_DEFAULT 4096u
 
 int sacc_write(struct sacc_dev *dev, struct sacc_buf *dst, size_t dst_off,
@@ -435,6 +437,31 @@ int sacc_write(struct sacc_dev *dev, struct sacc_buf *dst, size_t dst_off,
  * the device's. */
 void sacc_set_write_crossover(struct sacc_dev *dev, uint32_t bytes);
 uint32_t sacc_write_crossover(const struct sacc_dev *dev);
+
+/*
+ * Chains (the CUDA-graph analog): @n validated operations prepared once
+ * as ready descriptors (inline payloads copied into their slots), then
+ * launched any number of times.  sacc_chain_launch() copies the
+ * prepared descriptors into the SQ, stamps fresh req_ids and rings ONE
+ * doorbell; results come from sacc_poll()/sacc_wait() as usual, one per
+ * operation, in order, with the ops' cookies.  Launch returns the
+ * number of operations submitted, 0 if the SQ has no room for the whole
+ * chain (reap and retry: a launch is all or nothing), or -errno.
+ * A chain takes at most sq_entries - 1 slots (-EINVAL at create).
+ * The chain pins its buffers: sacc_buf_free() of one says -EBUSY until
+ * sacc_chain_free().  Free chains before sacc_close() of their handle;
+ * they survive sacc_reset().  Same thread rules as the handle.
+ */
+struct sacc_chain;
+
+int sacc_chain_create(struct sacc_dev *dev, const struct sacc_op *ops,
+		      unsigned int n, struct sacc_chain **out);
+int sacc_chain_launch(struct sacc_chain *chain);
+unsigned int sacc_chain_ops(const struct sacc_chain *chain);
+/* Command bytes one launch writes into the SQ: 32 per descriptor plus
+ * the inline payload slots (32 bytes each). */
+size_t sacc_chain_bytes(const struct sacc_chain *chain);
+void sacc_chain_free(struct sacc_chain *chain);
 
 struct sacc_stats {
 	uint64_t submitted; /* descriptors handed to the device */

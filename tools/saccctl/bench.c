@@ -11,17 +11,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "saccctl.h"
+#include "bench.h"
 
 #define STALL_NS (5ull * 1000000000ull)
 
 void usage_bench(FILE *f)
 {
 	fputs(
-	    "usage: saccctl bench BDF [--op nop|memcpy|xform] [--size N]\n"
-	    "                       [--batch N] [--qd N] "
-	    "[--doorbell mmap|syscall]\n"
-	    "                       [--irq] [--seconds S] [--json]\n\n"
+	    "usage: saccctl bench BDF [--op nop|memcpy|xform|write-inline|"
+	    "timestamp]\n"
+	    "                       [--size N] [--batch N] [--qd N]\n"
+	    "                       [--doorbell tail|token|syscall] [--irq]\n"
+	    "                       [--channels N | --chain N | --sweep "
+	    "LIST]\n"
+	    "                       [--seconds S] [--json]\n\n"
 	    "Keep up to QD operations in flight for S seconds, submitting "
 	    "BATCH\n"
 	    "at a time under one doorbell, and report ops/s, MiB/s, latency\n"
@@ -34,7 +37,22 @@ void usage_bench(FILE *f)
 	    "  --batch N      operations per doorbell (default 1)\n"
 	    "  --qd N         operations in flight (default SQ size - 1 = "
 	    "255)\n"
-	    "  --doorbell M   mmap (default) or syscall\n"
+	    "  --doorbell M   tail (default; also 'mmap'), token (token "
+	    "doorbell +\n"
+	    "                 PUT word; on channels 1..N) or syscall\n"
+	    "  --channels N   N threads, one channel each (0..N-1; token: "
+	    "1..N):\n"
+	    "                 ops/s per channel and in all, fairness = min/max\n"
+	    "  --chain N      a chain of N ops launched with one doorbell vs "
+	    "the\n"
+	    "                 same N ops as single submissions: submit time,\n"
+	    "                 round trip, doorbells and command bytes\n"
+	    "  --sweep LIST   sizes, e.g. 64,1K,4K,64K,1M, one op in flight: "
+	    "with\n"
+	    "                 --op write-inline sacc_write() inline (4 KiB "
+	    "pieces\n"
+	    "                 above 4 KiB) vs DMA (stage + MEMCPY) and the\n"
+	    "                 crossover; with --op memcpy MEMCPY per size\n"
 	    "  --irq          interrupt on every completion, sleep on the "
 	    "eventfd\n"
 	    "  --seconds S    measuring time (default 2)\n"
@@ -44,73 +62,6 @@ void usage_bench(FILE *f)
 	    "                 p99, p999}, memcpy_mib_per_sec, ...\n"
 	    "  -h, --help\n",
 	    f);
-}
-
-/* ---- log-linear histogram ---- */
-
-#define H_SUB_BITS 6
-#define H_SUB	   (1u << H_SUB_BITS)
-#define H_LINEAR   (2 * H_SUB)
-#define H_BUCKETS  (H_LINEAR + (64 - (H_SUB_BITS + 1)) * H_SUB)
-
-struct hist {
-	uint64_t n, sum, min, max;
-	uint64_t b[H_BUCKETS];
-};
-
-static unsigned int h_idx(uint64_t v)
-{
-	unsigned int e;
-
-	if (v < H_LINEAR)
-		return (unsigned int)v;
-	e = 63u - (unsigned int)__builtin_clzll(v);
-	return H_LINEAR + (e - (H_SUB_BITS + 1)) * H_SUB +
-	       (unsigned int)((v >> (e - H_SUB_BITS)) & (H_SUB - 1));
-}
-
-static uint64_t h_mid(unsigned int i)
-{
-	unsigned int e, sub;
-	uint64_t lo;
-
-	if (i < H_LINEAR)
-		return i;
-	e = (i - H_LINEAR) / H_SUB + H_SUB_BITS + 1;
-	sub = (i - H_LINEAR) % H_SUB;
-	lo = (uint64_t)(H_SUB + sub) << (e - H_SUB_BITS);
-	return lo + ((1ull << (e - H_SUB_BITS)) >> 1);
-}
-
-static void h_add(struct hist *h, uint64_t v)
-{
-	if (!h->n || v < h->min)
-		h->min = v;
-	if (v > h->max)
-		h->max = v;
-	h->n++;
-	h->sum += v;
-	h->b[h_idx(v)]++;
-}
-
-static uint64_t h_pct(const struct hist *h, double p)
-{
-	uint64_t want, acc = 0, v;
-	unsigned int i;
-
-	if (!h->n)
-		return 0;
-	want = (uint64_t)(p * (double)h->n + 0.999999);
-	if (want < 1)
-		want = 1;
-	for (i = 0; i < H_BUCKETS; i++) {
-		acc += h->b[i];
-		if (acc >= want) {
-			v = h_mid(i);
-			return v < h->min ? h->min : v > h->max ? h->max : v;
-		}
-	}
-	return h->max;
 }
 
 /* ---- guest memcpy() reference ---- */
@@ -146,13 +97,6 @@ static double memcpy_mib_s(size_t size, double seconds)
 
 /* ---- the run ---- */
 
-struct bench_cfg {
-	const char *bdf;
-	struct op_args a;
-	uint64_t qd;
-	bool irq, json;
-	double seconds;
-};
 
 static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 {
@@ -165,9 +109,14 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 	    {"irq", no_argument, NULL, 'i'},
 	    {"seconds", required_argument, NULL, 't'},
 	    {"json", no_argument, NULL, 'j'},
+	    {"channels", required_argument, NULL, 'C'},
+	    {"chain", required_argument, NULL, 'N'},
+	    {"sweep", required_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	static char bdf[SACC_BDF_MAX];
+	char *list, *tok, *save;
+	uint64_t v;
 	int ch, ret;
 
 	memset(c, 0, sizeof(*c));
@@ -175,7 +124,8 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 	c->a.size = 4096;
 	c->a.batch = 1;
 	c->seconds = 2;
-	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jh", lo,
+	c->channels = 1;
+	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jC:N:S:h", lo,
 				usage_bench)) != -1) {
 		switch (ch) {
 		case 'q':
@@ -201,6 +151,42 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 		case 'j':
 			c->json = true;
 			break;
+		case 'C':
+			if (!parse_u64(optarg, &v) || v < 1 ||
+			    v > SACC_CHANNELS_MAX)
+				return usage_error(usage_bench, "bench",
+						   "--channels must be 1..%u, "
+						   "not '%s'",
+						   SACC_CHANNELS_MAX, optarg);
+			c->channels = (unsigned int)v;
+			break;
+		case 'N':
+			if (!parse_u64(optarg, &c->chain) || c->chain < 1 ||
+			    c->chain > 4096)
+				return usage_error(usage_bench, "bench",
+						   "--chain must be 1..4096, "
+						   "not '%s'",
+						   optarg);
+			break;
+		case 'S':
+			list = strdup(optarg);
+			c->nsweep = 0;
+			for (tok = strtok_r(list, ",", &save); tok;
+			     tok = strtok_r(NULL, ",", &save)) {
+				if (c->nsweep == BENCH_SWEEP_MAX ||
+				    !parse_size(tok, &v) || v < 1 ||
+				    v > SACC_MAX_XFER) {
+					free(list);
+					return usage_error(
+					    usage_bench, "bench",
+					    "--sweep takes up to %u sizes "
+					    "1..1M, comma separated, not '%s'",
+					    BENCH_SWEEP_MAX, optarg);
+				}
+				c->sweep[c->nsweep++] = v;
+			}
+			free(list);
+			break;
 		case 'h':
 			usage_bench(stdout);
 			return -1;
@@ -219,6 +205,19 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 		c->qd = c->a.batch > SACC_DEFAULT_ENTRIES - 1
 			    ? c->a.batch
 			    : SACC_DEFAULT_ENTRIES - 1;
+	if (c->a.op == SACC_OP_WRITE_INLINE && !c->nsweep &&
+	    c->a.size > SACC_INLINE_MAX)
+		return usage_error(usage_bench, "bench",
+				   "--op write-inline carries at most %u bytes "
+				   "(--size)",
+				   SACC_INLINE_MAX);
+	if (c->nsweep && c->a.op != SACC_OP_WRITE_INLINE &&
+	    c->a.op != SACC_OP_MEMCPY)
+		return usage_error(usage_bench, "bench",
+				   "--sweep measures --op write-inline (inline "
+				   "vs DMA) or memcpy");
+	if (c->a.op == SACC_OP_TIMESTAMP)
+		c->a.size = SACC_TIMESTAMP_LEN;
 	if (c->a.batch > c->qd)
 		return usage_error(usage_bench, "bench",
 				   "--batch %llu is larger than --qd %llu",
@@ -233,9 +232,9 @@ int cmd_bench(int argc, char **argv)
 	struct sacc_buf *src = NULL, *dst = NULL;
 	struct sacc_result *res = NULL;
 	struct sacc_op *ops = NULL;
-	struct sacc_dev *dev = NULL;
+	struct sacc_dev *dev = NULL, *root = NULL;
 	uint64_t *ts = NULL;
-	struct hist *h = NULL;
+	struct hist *h = NULL, *eh = NULL;
 	struct sacc_stats st;
 	struct bench_cfg c;
 	uint64_t t0, t1, end, now, last_progress, seq = 0, inflight = 0;
@@ -253,20 +252,30 @@ int cmd_bench(int argc, char **argv)
 	entries = ring_for(c.qd);
 	opts.sq_entries = entries;
 	opts.doorbell = c.a.doorbell;
-	if (sacc_open(c.bdf, &opts, &dev))
-		return fail("%s", sacc_errmsg(NULL));
+	if (c.nsweep)
+		opts.sq_entries = 4096; /* 31 inline writes of 4 KiB */
+	if (open_handle(c.bdf, &opts, &root, &dev))
+		return EXIT_FAIL;
+	if (c.nsweep || c.chain || c.channels > 1) {
+		rc = c.nsweep  ? bench_sweep(&c, dev)
+		     : c.chain ? bench_chain(&c, dev)
+			       : bench_channels(&c, root, dev);
+		sacc_close(root);
+		return rc;
+	}
 	rc = EXIT_FAIL;
 	ops = calloc(c.a.batch, sizeof(*ops));
 	res = calloc(entries, sizeof(*res));
 	ts = calloc(entries, sizeof(*ts));
 	h = calloc(1, sizeof(*h));
-	if (!ops || !res || !ts || !h) {
+	eh = calloc(1, sizeof(*eh));
+	if (!ops || !res || !ts || !h || !eh) {
 		fail("out of memory");
 		goto out;
 	}
 	if (data) {
-		if (sacc_buf_alloc(dev, c.a.size, SACC_DMA_TO_DEVICE, "bench src",
-				   &src) ||
+		if (sacc_buf_alloc(dev, c.a.size, SACC_DMA_TO_DEVICE,
+				   "bench src", &src) ||
 		    sacc_buf_alloc(dev, c.a.size, SACC_DMA_FROM_DEVICE,
 				   "bench dst", &dst)) {
 			fail("%s", sacc_errmsg(dev));
@@ -279,8 +288,10 @@ int cmd_bench(int argc, char **argv)
 		    .opcode = c.a.op,
 		    .flags = c.irq ? SACC_OPF_IRQ : 0,
 		    .len = data ? (uint32_t)c.a.size : 0,
-		    .src = src,
+		    .src = c.a.op == SACC_OP_WRITE_INLINE ? NULL : src,
 		    .dst = dst,
+		    .data = c.a.op == SACC_OP_WRITE_INLINE ? sacc_buf_va(src)
+							   : NULL,
 		};
 	sacc_stats_clear(dev);
 	t0 = now_ns();
@@ -317,6 +328,7 @@ int cmd_bench(int argc, char **argv)
 		if (r > 0) {
 			for (i = 0; i < (uint32_t)r; i++) {
 				h_add(h, now - ts[res[i].cookie]);
+				h_add(eh, res[i].engine_ns);
 				if (res[i].status != SACC_STS_OK) {
 					if (failed < 5)
 						fprintf(stderr,
@@ -364,16 +376,14 @@ int cmd_bench(int argc, char **argv)
 	ratio = data && mc > 0 ? mib_s / mc : 0;
 
 	if (c.json) {
-		struct json_object *o = jobj(), *lat = jobj();
+		struct json_object *o = jobj(), *lat = jobj(), *eng = jobj();
 
 		jset_str(o, "bdf", c.bdf);
 		jset_str(o, "op", sacc_opcode_str(c.a.op));
 		jset_u64(o, "size", data ? c.a.size : 0);
 		jset_u64(o, "batch", c.a.batch);
 		jset_u64(o, "queue_depth", c.qd);
-		jset_str(o, "doorbell",
-			 c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap"
-							    : "syscall");
+		jset_str(o, "doorbell", doorbell_name(c.a.doorbell));
 		jset_bool(o, "irq", c.irq);
 		jset_double(o, "seconds", secs, "%.3f");
 		jset_u64(o, "ops", h->n);
@@ -391,6 +401,13 @@ int cmd_bench(int argc, char **argv)
 		jset_u64(lat, "p99", h_pct(h, 0.99));
 		jset_u64(lat, "p999", h_pct(h, 0.999));
 		jset(o, "lat_ns", lat);
+		/* the device's own time per op (CQE engine time, MODE.V3) */
+		jset_double(eng, "avg",
+			    eh->n ? (double)eh->sum / (double)eh->n : 0.0,
+			    "%.1f");
+		jset_u64(eng, "p50", h_pct(eh, 0.50));
+		jset_u64(eng, "p99", h_pct(eh, 0.99));
+		jset(o, "engine_ns", eng);
 		jset_u64(o, "memcpy_size", c.a.size);
 		jset_double(o, "memcpy_mib_per_sec", mc, "%.1f");
 		if (data)
@@ -406,8 +423,7 @@ int cmd_bench(int argc, char **argv)
 		printf("SACC bench: %s, batch %llu, queue depth %llu, %s "
 		       "doorbell, %s, %.1f s\n\n",
 		       label, (unsigned long long)c.a.batch,
-		       (unsigned long long)c.qd,
-		       c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
+		       (unsigned long long)c.qd, doorbell_name(c.a.doorbell),
 		       c.irq ? "interrupts" : "polling", c.seconds);
 		printf(
 		    "========================================================"
@@ -439,6 +455,11 @@ int cmd_bench(int argc, char **argv)
 		       (unsigned long long)h->n, (unsigned long long)failed);
 		printf("doorbells per op     %.3f\n", db_op);
 		printf("interrupts per op    %.3f\n", irq_op);
+		printf("engine time (device) %.3fus avg, %.3fus p50, %.3fus "
+		       "p99\n",
+		       eh->n ? (double)eh->sum / (double)eh->n / 1e3 : 0.0,
+		       (double)h_pct(eh, 0.50) / 1e3,
+		       (double)h_pct(eh, 0.99) / 1e3);
 		printf("guest memcpy() %-6s %.1f MiB/s",
 		       sacc_fmt_bytes(c.a.size, sz, sizeof(sz)), mc);
 		if (data)
@@ -453,10 +474,11 @@ int cmd_bench(int argc, char **argv)
 	}
 	rc = EXIT_OK;
 out:
-	sacc_close(dev);
+	sacc_close(root);
 	free(ops);
 	free(res);
 	free(ts);
 	free(h);
+	free(eh);
 	return rc;
 }

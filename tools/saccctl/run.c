@@ -14,16 +14,22 @@
 void usage_run(FILE *f)
 {
 	fputs(
-	    "usage: saccctl run BDF [--op nop|memcpy|xform] [--size N]\n"
+	    "usage: saccctl run BDF [--op "
+	    "nop|memcpy|xform|write-inline|timestamp]\n"
+	    "                     [--size N]"
 	    "                     [--count N] [--batch N] [--irq] [--verify]\n"
-	    "                     [--doorbell mmap|syscall] [--timeout S] "
+	    "                     [--doorbell tail|token|syscall] [--timeout "
+	    "S] "
 	    "[--json]\n\n"
 	    "Run COUNT operations, BATCH at a time under one doorbell, wait "
 	    "for\n"
 	    "each batch to complete and check every completion (status ok,\n"
 	    "result_len = size). Each operation of a batch has its own source\n"
 	    "and destination range, refilled for every batch.\n\n"
-	    "  --op OP        nop, memcpy (default) or xform (copy XOR 0x17)\n"
+	    "  --op OP        nop, memcpy (default), xform (copy XOR 0x17),\n"
+	    "                 write-inline (the bytes in the SQ, size <= 4K) "
+	    "or\n"
+	    "                 timestamp (the device clock, 8 bytes, to dst)\n"
 	    "  --size N       bytes per operation, 1..1M; K and M suffixes\n"
 	    "                 (default 4K; ignored for nop)\n"
 	    "  --count N      operations in all (default 1)\n"
@@ -32,10 +38,13 @@ void usage_run(FILE *f)
 	    "                 of polling\n"
 	    "  --verify       check destination bytes (memcpy: equal to the\n"
 	    "                 source; xform: source XOR 0x17)\n"
-	    "  --doorbell M   mmap (default: store to the mapped page) or\n"
-	    "                 syscall (pwrite on the VFIO device)\n"
+	    "  --doorbell M   tail (default; also 'mmap': store to the mapped\n"
+	    "                 page), syscall (pwrite on the VFIO device) or\n"
+	    "                 token (token doorbell + PUT word, channel 1)\n"
 	    "  --timeout S    give up on a batch after S seconds (default 10)\n"
-	    "  --json         print the summary as one JSON object\n"
+	    "  --json         print the summary as one JSON object "
+	    "(engine_ns:\n"
+	    "                 the device's time per op, avg/p50/p99)\n"
 	    "  -h, --help\n\n"
 	    "Exit status 1 if any operation failed or any byte mismatched.\n",
 	    f);
@@ -128,6 +137,13 @@ static int parse_run_args(int argc, char **argv, struct run_cfg *c)
 	c->bdf = bdf;
 	if (c->a.batch > c->count)
 		c->a.batch = c->count;
+	if (c->a.op == SACC_OP_WRITE_INLINE && c->a.size > SACC_INLINE_MAX)
+		return usage_error(usage_run, "run",
+				   "--op write-inline carries at most %u bytes "
+				   "(--size)",
+				   SACC_INLINE_MAX);
+	if (c->a.op == SACC_OP_TIMESTAMP)
+		c->a.size = SACC_TIMESTAMP_LEN;
 	if (c->a.op != SACC_OP_NOP && c->a.batch * c->a.size > RUN_MAX_BYTES)
 		return usage_error(usage_run, "run",
 				   "--batch x --size is %llu bytes, more than "
@@ -177,13 +193,14 @@ int cmd_run(int argc, char **argv)
 	struct sacc_buf *src = NULL, *dst = NULL;
 	struct sacc_result *res = NULL;
 	struct sacc_op *ops = NULL;
-	struct sacc_dev *dev = NULL;
+	struct sacc_dev *dev = NULL, *root = NULL;
+	struct hist *eh = NULL;
 	struct sacc_stats st;
 	struct run_cfg c;
 	uint64_t done = 0, ok = 0, failed = 0, verified = 0, mismatched = 0;
 	uint64_t t0, t1, bytes, seq = 0;
 	uint8_t key;
-	bool data;
+	bool data, v3;
 	int rc, r;
 	uint32_t i, b;
 	char sz[32];
@@ -192,15 +209,23 @@ int cmd_run(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
 	data = c.a.op != SACC_OP_NOP;
+	/* write-inline: the bytes from src's range go in the SQ;
+	 * timestamp: 8 bytes of clock to dst, nothing to compare */
+	v3 = c.a.op == SACC_OP_WRITE_INLINE || c.a.op == SACC_OP_TIMESTAMP;
 	key = c.a.op == SACC_OP_XFORM ? SACC_XFORM_KEY : 0;
-	opts.sq_entries = ring_for(c.a.batch);
+	/* an inline write takes 1 + its payload's slots */
+	opts.sq_entries = ring_for(
+	    c.a.batch * (c.a.op == SACC_OP_WRITE_INLINE
+			     ? 1 + SACC_INLINE_SLOTS(c.a.size)
+			     : 1));
 	opts.doorbell = c.a.doorbell;
-	if (sacc_open(c.bdf, &opts, &dev))
-		return fail("%s", sacc_errmsg(NULL));
+	if (open_handle(c.bdf, &opts, &root, &dev))
+		return EXIT_FAIL;
 	rc = EXIT_FAIL;
+	eh = calloc(1, sizeof(*eh));
 	ops = calloc(c.a.batch, sizeof(*ops));
 	res = calloc(c.a.batch, sizeof(*res));
-	if (!ops || !res) {
+	if (!ops || !res || !eh) {
 		fail("out of memory");
 		goto out;
 	}
@@ -217,17 +242,21 @@ int cmd_run(int argc, char **argv)
 		uint64_t deadline;
 
 		b = (uint32_t)(c.count - done < c.a.batch ? c.count - done
-							: c.a.batch);
+							  : c.a.batch);
 		for (i = 0; i < b; i++) {
 			ops[i] = (struct sacc_op){
 			    .opcode = c.a.op,
 			    .flags = c.irq ? SACC_OPF_IRQ : 0,
 			    .len = data ? (uint32_t)c.a.size : 0,
-			    .src = data ? src : NULL,
-			    .src_off = data ? i * c.a.size : 0,
+			    .src = data && !v3 ? src : NULL,
+			    .src_off = data && !v3 ? i * c.a.size : 0,
 			    .dst = data ? dst : NULL,
 			    .dst_off = data ? i * c.a.size : 0,
 			    .cookie = i,
+			    .data =
+				c.a.op == SACC_OP_WRITE_INLINE
+				    ? (uint8_t *)sacc_buf_va(src) + i * c.a.size
+				    : NULL,
 			};
 		}
 		if (data) {
@@ -276,7 +305,8 @@ int cmd_run(int argc, char **argv)
 				continue;
 			}
 			ok++;
-			if (!c.verify || !data)
+			h_add(eh, x->engine_ns);
+			if (!c.verify || !data || c.a.op == SACC_OP_TIMESTAMP)
 				continue;
 			{
 				const uint8_t *s = (uint8_t *)sacc_buf_va(src) +
@@ -305,16 +335,14 @@ int cmd_run(int argc, char **argv)
 	t1 = now_ns();
 	sacc_stats(dev, &st);
 	if (c.json) {
-		struct json_object *o = jobj(), *sts = jobj();
+		struct json_object *o = jobj(), *sts = jobj(), *eng = jobj();
 
 		jset_str(o, "bdf", c.bdf);
 		jset_str(o, "op", sacc_opcode_str(c.a.op));
 		jset_u64(o, "size", data ? c.a.size : 0);
 		jset_u64(o, "count", c.count);
 		jset_u64(o, "batch", c.a.batch);
-		jset_str(o, "doorbell",
-			 c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap"
-							    : "syscall");
+		jset_str(o, "doorbell", doorbell_name(c.a.doorbell));
 		jset_bool(o, "irq", c.irq);
 		jset_bool(o, "verify", c.verify);
 		jset_u64(o, "ok", ok);
@@ -334,14 +362,22 @@ int cmd_run(int argc, char **argv)
 		jset_u64(sts, "dma_fault", st.by_status[2]);
 		jset_u64(sts, "bad_length", st.by_status[3]);
 		jset(o, "status", sts);
+		jset_u64(o, "channel", sacc_dev_channel(dev));
+		jset_double(eng, "avg",
+			    eh->n ? (double)eh->sum / (double)eh->n : 0.0,
+			    "%.1f");
+		jset_u64(eng, "p50", h_pct(eh, 0.50));
+		jset_u64(eng, "p99", h_pct(eh, 0.99));
+		jset(o, "engine_ns", eng);
 		if (jprint(o, JSON_SPACED))
 			goto out; /* rc is EXIT_FAIL */
 	} else {
 		printf("%s: %s%s%s x %llu, batch %llu, %s doorbell, %s\n",
 		       c.bdf, sacc_opcode_str(c.a.op), data ? " " : "",
 		       data ? sacc_fmt_bytes(c.a.size, sz, sizeof(sz)) : "",
-		       (unsigned long long)c.count, (unsigned long long)c.a.batch,
-		       c.a.doorbell == SACC_DOORBELL_MMAP ? "mmap" : "syscall",
+		       (unsigned long long)c.count,
+		       (unsigned long long)c.a.batch,
+		       doorbell_name(c.a.doorbell),
 		       c.irq ? "interrupts" : "polling");
 		printf("  %llu ok, %llu failed", (unsigned long long)ok,
 		       (unsigned long long)failed);
@@ -357,6 +393,13 @@ int cmd_run(int argc, char **argv)
 		       (double)done * 1e9 / (double)(t1 - t0 ? t1 - t0 : 1),
 		       (unsigned long long)st.doorbells,
 		       (unsigned long long)st.interrupts);
+		if (eh->n && eh->max)
+			printf(
+			    "  engine time %.2f us avg, %.2f us p50, %.2f us "
+			    "p99\n",
+			    (double)eh->sum / (double)eh->n / 1e3,
+			    (double)h_pct(eh, 0.50) / 1e3,
+			    (double)h_pct(eh, 0.99) / 1e3);
 	}
 	if (failed || mismatched) {
 		fail("%s: %llu of %llu operations failed, %llu had wrong "
@@ -369,8 +412,9 @@ int cmd_run(int argc, char **argv)
 	rc = EXIT_OK;
 out:
 	/* sacc_close() quiesces the device before freeing the buffers. */
-	sacc_close(dev);
+	sacc_close(root);
 	free(ops);
 	free(res);
+	free(eh);
 	return rc;
 }

@@ -147,4 +147,33 @@ uint32_t ring_for(uint64_t inflight);
 /* Deterministic fast pseudo-random bytes. */
 void fill_pattern(void *buf, size_t len, uint64_t seed);
 
+/* ---- log-linear latency histogram (64 sub-buckets per power of two:
+ * under 1.6% error, fixed memory however long the run) ---- */
+
+#define H_SUB_BITS 6
+#define H_SUB	   (1u << H_SUB_BITS)
+#define H_LINEAR   (2 * H_SUB)
+#define H_BUCKETS  (H_LINEAR + (64 - (H_SUB_BITS + 1)) * H_SUB)
+
+struct hist {
+	uint64_t n, sum, min, max;
+	uint64_t b[H_BUCKETS];
+};
+
+void h_add(struct hist *h, uint64_t v);
+uint64_t h_pct(const struct hist *h, double p);
+
+/* "mmap" (the tail doorbell, also accepted as "tail"), "syscall",
+ * "token": as --doorbell takes them and --json prints them. */
+const char *doorbell_name(enum sacc_doorbell db);
+
+/*
+ * Open @bdf for run/bench: channel 0 with SACC_OPEN_V3 (engine time,
+ * write-inline, timestamp; without it on a device before v0.3); with the
+ * token doorbell, channel 1 (token mode is a channel's).  *h is the
+ * handle to use, *dev the device (close that).  0, or fail()'s 1.
+ */
+int open_handle(const char *bdf, const struct sacc_open_opts *o,
+		struct sacc_dev **dev, struct sacc_dev **h);
+
 #endif /* SACCCTL_H */

@@ -154,17 +154,6 @@ bool parse_opcode(const char *s, uint16_t *op)
 	return true;
 }
 
-bool parse_doorbell(const char *s, enum sacc_doorbell *db)
-{
-	if (!strcmp(s, "mmap"))
-		*db = SACC_DOORBELL_MMAP;
-	else if (!strcmp(s, "syscall"))
-		*db = SACC_DOORBELL_SYSCALL;
-	else
-		return false;
-	return true;
-}
-
 void fill_pattern(void *buf, size_t len, uint64_t seed)
 {
 	uint64_t x = seed * 0x9e3779b97f4a7c15ull + 0x2545f4914f6cdd1dull;
@@ -197,17 +186,19 @@ int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
 	case 'o':
 		if (!parse_opcode(arg, &a->op))
 			return usage_error(usage, cmd,
-					   "--op must be nop, memcpy or xform, "
+					   "--op must be nop, memcpy, xform, "
+					   "write-inline or timestamp, "
 					   "not '%s'",
 					   arg);
 		return 0;
 	case 's':
 		if (!parse_size(arg, &a->size) || a->size < 1 ||
 		    a->size > SACC_MAX_XFER)
-			return usage_error(usage, cmd,
-					   "--size must be 1..1M bytes (K and M "
-					   "suffixes), not '%s'",
-					   arg);
+			return usage_error(
+			    usage, cmd,
+			    "--size must be 1..1M bytes (K and M "
+			    "suffixes), not '%s'",
+			    arg);
 		return 0;
 	case 'b':
 		if (!parse_u64(arg, &a->batch) || a->batch < 1 ||
@@ -218,10 +209,12 @@ int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
 		return 0;
 	case 'd':
 		if (!parse_doorbell(arg, &a->doorbell))
-			return usage_error(usage, cmd,
-					   "--doorbell must be mmap or syscall, "
-					   "not '%s'",
-					   arg);
+			return usage_error(
+			    usage, cmd,
+			    "--doorbell must be tail (or mmap), token "
+			    "or syscall, "
+			    "not '%s'",
+			    arg);
 		return 0;
 	}
 	return -1;
@@ -267,6 +260,114 @@ int require_sacc_vfio(const char *bdf, const char *cmd)
 			d.driver[0] ? "bound to " : "bound to no driver",
 			d.driver, d.bdf);
 		return EXIT_USAGE;
+	}
+	return 0;
+}
+
+/* ---- log-linear histogram ---- */
+
+static unsigned int h_idx(uint64_t v)
+{
+	unsigned int e;
+
+	if (v < H_LINEAR)
+		return (unsigned int)v;
+	e = 63u - (unsigned int)__builtin_clzll(v);
+	return H_LINEAR + (e - (H_SUB_BITS + 1)) * H_SUB +
+	       (unsigned int)((v >> (e - H_SUB_BITS)) & (H_SUB - 1));
+}
+
+static uint64_t h_mid(unsigned int i)
+{
+	unsigned int e, sub;
+	uint64_t lo;
+
+	if (i < H_LINEAR)
+		return i;
+	e = (i - H_LINEAR) / H_SUB + H_SUB_BITS + 1;
+	sub = (i - H_LINEAR) % H_SUB;
+	lo = (uint64_t)(H_SUB + sub) << (e - H_SUB_BITS);
+	return lo + ((1ull << (e - H_SUB_BITS)) >> 1);
+}
+
+void h_add(struct hist *h, uint64_t v)
+{
+	if (!h->n || v < h->min)
+		h->min = v;
+	if (v > h->max)
+		h->max = v;
+	h->n++;
+	h->sum += v;
+	h->b[h_idx(v)]++;
+}
+
+uint64_t h_pct(const struct hist *h, double p)
+{
+	uint64_t want, acc = 0, v;
+	unsigned int i;
+
+	if (!h->n)
+		return 0;
+	want = (uint64_t)(p * (double)h->n + 0.999999);
+	if (want < 1)
+		want = 1;
+	for (i = 0; i < H_BUCKETS; i++) {
+		acc += h->b[i];
+		if (acc >= want) {
+			v = h_mid(i);
+			return v < h->min ? h->min : v > h->max ? h->max : v;
+		}
+	}
+	return h->max;
+}
+
+bool parse_doorbell(const char *s, enum sacc_doorbell *db)
+{
+	if (!strcmp(s, "mmap") || !strcmp(s, "tail"))
+		*db = SACC_DOORBELL_MMAP;
+	else if (!strcmp(s, "syscall"))
+		*db = SACC_DOORBELL_SYSCALL;
+	else if (!strcmp(s, "token"))
+		*db = SACC_DOORBELL_PUT_TOKEN;
+	else
+		return false;
+	return true;
+}
+
+const char *doorbell_name(enum sacc_doorbell db)
+{
+	return db == SACC_DOORBELL_MMAP	     ? "mmap"
+	       : db == SACC_DOORBELL_SYSCALL ? "syscall"
+					     : "token";
+}
+
+int open_handle(const char *bdf, const struct sacc_open_opts *o,
+		struct sacc_dev **dev, struct sacc_dev **h)
+{
+	struct sacc_open_opts d = *o;
+
+	*dev = *h = NULL;
+	d.flags |= SACC_OPEN_V3;
+	if (d.doorbell == SACC_DOORBELL_PUT_TOKEN)
+		d.doorbell = SACC_DOORBELL_MMAP;
+	if (sacc_open(bdf, &d, dev)) {
+		if (o->doorbell == SACC_DOORBELL_PUT_TOKEN)
+			return fail("%s", sacc_errmsg(NULL));
+		/* a device before v0.3: channel 0 as it always was */
+		d.flags &= ~SACC_OPEN_V3;
+		if (sacc_open(bdf, &d, dev))
+			return fail("%s", sacc_errmsg(NULL));
+	}
+	if (o->doorbell != SACC_DOORBELL_PUT_TOKEN) {
+		*h = *dev;
+		return 0;
+	}
+	/* the token doorbell is a channel's: channel 1 */
+	if (sacc_chan_open(*dev, 1, o, h)) {
+		fail("%s", sacc_errmsg(*dev));
+		sacc_close(*dev);
+		*dev = NULL;
+		return EXIT_FAIL;
 	}
 	return 0;
 }
