@@ -237,6 +237,8 @@ int sacc_faultlog_add_journal_line(struct sacc_faultlog *fl, const char *line)
 		f->fault_count = e->fault_count;
 		f->has_length = e->has_length;
 		f->length = e->length;
+		f->has_chan = e->has_chan;
+		f->chan = e->chan;
 		f->req_id = e->req_id;
 		f->opcode = e->opcode;
 		f->status = e->status;

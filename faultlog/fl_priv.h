@@ -87,8 +87,8 @@ struct fl_jfault {
 	uint32_t domain;
 	uint16_t sid;
 	uint8_t access;
-	bool write, fatal, has_fault_count, has_length;
-	uint32_t req_id, opcode, status, fault_count, length;
+	bool write, fatal, has_fault_count, has_length, has_chan;
+	uint32_t req_id, opcode, status, fault_count, length, chan;
 	uint64_t addr;
 	size_t seq;
 	long kmatch, qmatch;

@@ -366,6 +366,8 @@ static void add_device(struct sacc_fault *r, const struct fl_jfault *f)
 	r->fault_count = f->fault_count;
 	r->has_length = f->has_length;
 	r->length = f->length;
+	r->has_chan = f->has_chan;
+	r->chan = f->chan;
 }
 
 static void add_kernel(struct sacc_fault *r, const struct fl_kline *k)

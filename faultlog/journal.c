@@ -96,6 +96,8 @@ static int format_event(struct json_object *o,
 					   ev->fault_count);
 		if (ev->has_length)
 			ret |= fl_json_u64(o, "length", true, ev->length);
+		if (ev->has_chan)
+			ret |= fl_json_u64(o, "chan", true, ev->chan);
 		break;
 	case SACC_JEV_RESET:
 		break;
@@ -336,6 +338,10 @@ static int member(struct jctx *jc, const char *key, struct json_object *v)
 		if (get_u32(v, &ev->length))
 			return -EINVAL;
 		ev->has_length = true;
+	} else if (!strcmp(key, "chan")) {
+		if (get_u32(v, &ev->chan))
+			return -EINVAL;
+		ev->has_chan = true;
 	} else if (!strcmp(key, "rotations")) {
 		if (get_u64(v, &ev->rotations))
 			return -EINVAL;
@@ -958,6 +964,8 @@ int sacc_journal_fault(struct sacc_journal *j,
 	ev.fault_count = f->fault_count;
 	ev.has_length = f->length != 0;
 	ev.length = f->length;
+	ev.has_chan = f->has_chan;
+	ev.chan = f->chan;
 	return emit(j, &ev, err);
 }
 

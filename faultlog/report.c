@@ -117,6 +117,7 @@ static int fault_json(struct json_object *o, const struct sacc_fault *f,
 	ret |= fl_json_str(o, "buffer_perm",
 			   f->has_buffer ? perm_name(f->buffer_perm) : NULL);
 	ret |= fl_json_u64(o, "length", f->has_length, f->length);
+	ret |= fl_json_u64(o, "chan", f->has_chan, f->chan);
 	ret |= fl_json_str(o, "unlogged", sacc_fault_unlogged_name(f->unlogged));
 	ret |= fl_json_str(o, "unlogged_text",
 			   sacc_fault_unlogged_text(f->unlogged));

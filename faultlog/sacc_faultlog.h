@@ -47,6 +47,9 @@
  *   "length" number  the descriptor's length (optional; lets a reader see
  *                    a range that wraps past 2^64, which the device
  *                    refuses without any DMA)
+ *   "chan"   number  the channel whose registers recorded it (v0.3;
+ *                    optional: absent in older journals; req_ids are
+ *                    per channel)
  * reset (device reset; FAULT_COUNT restarts at 0): no further fields.
  * rotated (the first line of a journal that replaced one past its size
  * cap, SACC_JOURNAL_MAX_ENV; the old one is now <bdf>.jsonl.1, which
@@ -108,6 +111,7 @@
  *   "buffer_offset" number|null offset of "iova" in "buffer"
  *   "buffer_perm"  string|null  "r" | "w" | "rw" (what the device may do)
  *   "length"       number|null  the descriptor's length (journal)
+ *   "chan"         number|null  the device channel (journal, v0.3)
  *   "unlogged"     string|null  a device fault without a kernel DMAR line:
  *                          why.  Never reported (no IOMMU fault record can
  *                          exist): "not_iommu" (the mapping permits the
@@ -258,6 +262,8 @@ struct sacc_journal_event {
 	uint32_t fault_count;
 	bool has_length;
 	uint32_t length; /* the descriptor's length ("length", optional) */
+	bool has_chan;
+	uint32_t chan; /* the channel ("chan", optional) */
 	/* rotated */
 	uint64_t rotations;	 /* journals rotated away so far */
 	uint64_t rotated_faults; /* "faults": fault events in them */
@@ -372,6 +378,8 @@ struct sacc_journal_fault {
 	uint32_t fault_count; /* FAULT_COUNT */
 	uint32_t length;      /* the descriptor's length; 0: unknown (not
 			       * written) */
+	bool has_chan;	      /* write "chan" */
+	uint32_t chan;	      /* the channel (v0.3; 0 on a v0.2 device) */
 };
 
 int sacc_journal_fault(struct sacc_journal *j,
@@ -548,6 +556,8 @@ struct sacc_fault {
 	uint32_t fault_count;
 	bool has_length;
 	uint32_t length;
+	bool has_chan;
+	uint32_t chan;
 	/* no DMAR line: why (device faults only) */
 	enum sacc_fault_unlogged unlogged;
 	/* kernel */

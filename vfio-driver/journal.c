@@ -209,6 +209,8 @@ void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 	f.opcode = opcode;
 	f.status = SACC_STS_DMA_FAULT;
 	f.length = d->length;
+	f.has_chan = true;
+	f.chan = dev->chan;
 	f.fault_count = r.count;
 	if (r.req_id == req_id) {
 		f.addr = r.addr;
@@ -237,6 +239,8 @@ void sacc_dev_journal_fatal(struct sacc_dev *dev)
 	f.info = r.info;
 	f.req_id = r.req_id;
 	f.fault_count = r.count;
+	f.has_chan = true;
+	f.chan = dev->chan;
 	/* A completion write fault names a descriptor we submitted. */
 	n = dev->track && dev->sq.size ? sacc_sq_in_flight(&dev->sq) : 0;
 	for (i = 0; f.req_id && i < n; i++) {

@@ -27,6 +27,15 @@ extern "C" {
 int sacc_submit_raw(struct sacc_dev *dev, const struct sacc_desc *d);
 
 /*
+ * As sacc_submit_raw(), for a SACC_OP_WRITE_INLINE descriptor @d (any
+ * dst, d->length 1..SACC_INLINE_MAX): its payload @data (d->length
+ * bytes) goes into the SQ slots after it, as sacc_submit() puts it.
+ * Needs MODE.V3.  -EINVAL for another opcode or length.
+ */
+int sacc_submit_raw_inline(struct sacc_dev *dev, const struct sacc_desc *d,
+			   const void *data);
+
+/*
  * 32-bit write to BAR0 (offset 4-aligned, < 0x2000: page 1 is the
  * doorbell).  -EINVAL for a bad offset.  libsacc does not learn of it:
  * ring registers, CTRL or the doorbell written here desynchronise it

@@ -382,37 +382,61 @@ int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
 	return push_ops(dev, ops, n);
 }
 
-int sacc_submit_raw(struct sacc_dev *dev, const struct sacc_desc *d)
+static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
+		      const void *data, const char *what)
 {
 	struct sacc_desc copy;
 	struct sacc_track *t;
-	uint32_t slot;
+	uint32_t slot, need = 1;
 	int ret;
 
-	ret = not_ready(dev, "sacc_submit_raw");
+	ret = not_ready(dev, what);
 	if (ret)
 		return ret;
 	if (!d)
-		return sacc_seterr(dev, EINVAL, "sacc_submit_raw: d is NULL");
-	if (sacc_sq_space(&dev->sq) == 0)
-		return sacc_seterr(dev, EAGAIN,
-				   "sacc_submit_raw: the SQ is full");
+		return sacc_seterr(dev, EINVAL, "%s: d is NULL", what);
+	if (data) {
+		if (d->opcode != SACC_OP_WRITE_INLINE || d->length < 1 ||
+		    d->length > SACC_INLINE_MAX)
+			return sacc_seterr(dev, EINVAL,
+					   "%s: a payload needs a write-inline "
+					   "descriptor of 1..%u bytes",
+					   what, SACC_INLINE_MAX);
+		need += (uint32_t)SACC_INLINE_SLOTS(d->length);
+	}
+	if (sacc_sq_space(&dev->sq) < need)
+		return sacc_seterr(dev, EAGAIN, "%s: the SQ is full", what);
 	copy = *d;
 	copy.req_id = next_req_id(dev);
 	if (sacc_sq_push(&dev->sq, &copy, &slot))
-		return sacc_seterr(dev, EAGAIN,
-				   "sacc_submit_raw: the SQ is full");
+		return sacc_seterr(dev, EAGAIN, "%s: the SQ is full", what);
 	t = &dev->track[slot];
 	memset(t, 0, sizeof(*t));
 	t->req_id = copy.req_id;
 	t->len = copy.length;
 	t->opcode = copy.opcode;
 	t->raw = 1;
-	t->slots = 1;
+	t->slots = (uint16_t)need;
 	t->irq = !!(copy.flags & SACC_DESC_F_IRQ);
+	if (data)
+		push_payload(dev, data, copy.length);
 	dev->stats.submitted++;
 	ret = ring_doorbell(dev, sacc_sq_publish(&dev->sq));
 	return ret ? ret : (int)copy.req_id;
+}
+
+int sacc_submit_raw(struct sacc_dev *dev, const struct sacc_desc *d)
+{
+	return submit_raw(dev, d, NULL, "sacc_submit_raw");
+}
+
+int sacc_submit_raw_inline(struct sacc_dev *dev, const struct sacc_desc *d,
+			   const void *data)
+{
+	if (!data)
+		return sacc_seterr(dev, EINVAL,
+				   "sacc_submit_raw_inline: data is NULL");
+	return submit_raw(dev, d, data, "sacc_submit_raw_inline");
 }
 
 /* Is @req_id anywhere among the outstanding operations? */

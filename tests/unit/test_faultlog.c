@@ -929,6 +929,8 @@ START_TEST(test_journal_writer)
 		.addr = 0x9010,
 		.info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE,
 		.fault_count = 3,
+		.has_chan = true,
+		.chan = 2,
 	};
 	struct sacc_err err = { 0 };
 	struct sacc_journal_event e;
@@ -985,6 +987,8 @@ START_TEST(test_journal_writer)
 	ck_assert(e.write);
 	ck_assert_uint_eq(e.req_id, 7);
 	ck_assert_uint_eq(e.fault_count, 3);
+	ck_assert(e.has_chan);
+	ck_assert_uint_eq(e.chan, 2);
 	ck_assert_uint_eq(e.addr, 0x9010);
 	ck_assert_int_eq(sacc_journal_parse_line(l.v[3], &e), 1);
 	ck_assert_int_eq(e.ev, SACC_JEV_UNMAP);
@@ -1682,7 +1686,7 @@ START_TEST(test_unlogged_reasons)
 		/* a permitted mapping whose target refused (own BAR) */
 		"{\"ev\":\"fault\",\"t_ns\":5000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":3,\"opcode\":1,\"status\":2,\"addr\":\"0x9000\",\"access\":\"dst_write\",\"write\":true,\"fatal\":false,\"fault_count\":3,\"length\":4}",
 		/* an IOMMU fault without a line; and one with */
-		"{\"ev\":\"fault\",\"t_ns\":6000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":4,\"opcode\":1,\"status\":2,\"addr\":\"0x40000000\",\"access\":\"dst_write\",\"write\":true,\"fatal\":false,\"fault_count\":4,\"length\":64}",
+		"{\"ev\":\"fault\",\"t_ns\":6000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":4,\"opcode\":1,\"status\":2,\"addr\":\"0x40000000\",\"access\":\"dst_write\",\"write\":true,\"fatal\":false,\"fault_count\":4,\"length\":64,\"chan\":3}",
 		"{\"ev\":\"fault\",\"t_ns\":7000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":5,\"opcode\":1,\"status\":2,\"addr\":\"0x41000000\",\"access\":\"dst_write\",\"write\":true,\"fatal\":false,\"fault_count\":5}",
 	};
 	struct sacc_faultlog *fl = sacc_faultlog_new();
@@ -1712,6 +1716,9 @@ START_TEST(test_unlogged_reasons)
 	ck_assert_int_eq(f->unlogged, SACC_UNLOGGED_NOT_IOMMU);
 	ck_assert_int_eq(sacc_faultlog_get(fl, 3)->unlogged,
 			 SACC_UNLOGGED_DROPPED);
+	ck_assert(sacc_faultlog_get(fl, 3)->has_chan);
+	ck_assert_uint_eq(sacc_faultlog_get(fl, 3)->chan, 3);
+	ck_assert(!sacc_faultlog_get(fl, 0)->has_chan);
 	f = sacc_faultlog_get(fl, 4);
 	ck_assert(f->has_kernel && !f->has_length);
 	ck_assert_int_eq(f->unlogged, SACC_UNLOGGED_NONE);
@@ -1726,6 +1733,11 @@ START_TEST(test_unlogged_reasons)
 			 0);
 	ck_assert_has(json, "\"length\":8192");
 	ck_assert_has(json, "\"unlogged\":\"no_dma\"");
+	ck_assert_has(json, "\"chan\":null");
+	ck_assert_int_gt(sacc_fault_format_json(sacc_faultlog_get(fl, 3), 3,
+						json, sizeof(json)),
+			 0);
+	ck_assert_has(json, "\"chan\":3");
 	ck_assert_int_gt(sacc_fault_format_json(sacc_faultlog_get(fl, 4), 4,
 						json, sizeof(json)),
 			 0);

@@ -133,7 +133,8 @@ static void msleep(unsigned int ms)
 
 int inj_open(struct inj *s, unsigned int i, struct sacc_dev **out)
 {
-	struct sacc_open_opts o = {.sq_entries = s->sc->sq_entries};
+	struct sacc_open_opts o = {.sq_entries = s->sc->sq_entries,
+				   .flags = s->sc->open_flags};
 
 	if (sacc_open(s->bdf[i], &o, out))
 		return inj_fail(s, "%s", sacc_errmsg(NULL));
@@ -210,17 +211,21 @@ const char *inj_access_name(uint32_t a)
 	return n ? n : "?";
 }
 
-int inj_submit(struct inj *s, const struct sacc_desc *d, const char *src_what,
-	       const char *dst_what)
+static int submit(struct inj *s, const struct sacc_desc *d, const void *data,
+		  const char *src_what, const char *dst_what)
 {
 	struct inj_desc *x;
 	int id;
 
 	if (s->ndesc == INJ_MAX_DESC)
 		return inj_fail(s, "too many descriptors");
-	id = sacc_submit_raw(s->dev, d);
+	id = data ? sacc_submit_raw_inline(s->dev, d, data)
+		  : sacc_submit_raw(s->dev, d);
 	if (id < 0)
-		return inj_fail(s, "sacc_submit_raw: %s", sacc_errmsg(s->dev));
+		return inj_fail(s, "%s: %s",
+				data ? "sacc_submit_raw_inline"
+				     : "sacc_submit_raw",
+				sacc_errmsg(s->dev));
 	x = &s->desc[s->ndesc++];
 	x->d = *d;
 	x->d.req_id = (uint32_t)id;
@@ -233,6 +238,19 @@ int inj_submit(struct inj *s, const struct sacc_desc *d, const char *src_what,
 		sacc_opcode_str(d->opcode), d->src, src_what, d->dst, dst_what,
 		d->length, id);
 	return id;
+}
+
+int inj_submit(struct inj *s, const struct sacc_desc *d, const char *src_what,
+	       const char *dst_what)
+{
+	return submit(s, d, NULL, src_what, dst_what);
+}
+
+int inj_submit_inline(struct inj *s, const struct sacc_desc *d,
+		      const void *data, const char *src_what,
+		      const char *dst_what)
+{
+	return submit(s, d, data, src_what, dst_what);
 }
 
 int inj_reap(struct inj *s, int timeout_ms)
@@ -414,19 +432,25 @@ static void check_canaries(struct inj *s)
 
 static void recover(struct inj *s)
 {
+	struct sacc_dev *rdev = s->ring_dev ? s->ring_dev : s->dev;
+
 	s->recovered = false;
 	if (!s->dev)
 		return;
 	if (s->sc->ring) {
-		if (sacc_reset(s->dev)) {
+		if (sacc_reset(rdev)) {
 			snprintf(s->recovery, sizeof(s->recovery),
-				 "sacc_reset failed: %s", sacc_errmsg(s->dev));
+				 "sacc_reset failed: %s", sacc_errmsg(rdev));
 			inj_why(s, "%s", s->recovery);
 			return;
 		}
-		inj_say(s, "sacc_reset(): device re-initialised");
+		if (rdev != s->dev)
+			inj_say(s, "sacc_reset(): channel %u re-initialised",
+				sacc_dev_channel(rdev));
+		else
+			inj_say(s, "sacc_reset(): device re-initialised");
 	}
-	if (inj_memcpy_ok(s, s->dev, 4096, s->recovery, sizeof(s->recovery))) {
+	if (inj_memcpy_ok(s, rdev, 4096, s->recovery, sizeof(s->recovery))) {
 		inj_why(s, "not recovered: %s", s->recovery);
 		return;
 	}

@@ -69,6 +69,7 @@ struct scenario {
 	bool expect_exposure; /* the naive sub-page row */
 	uint32_t sq_entries;  /* 0: libsacc's default */
 	int (*run)(struct inj *s);
+	unsigned int open_flags; /* sacc_open(): SACC_OPEN_V3 for v0.3 ops */
 };
 
 extern const struct scenario inj_scenarios[];
@@ -80,6 +81,9 @@ struct inj {
 	unsigned int ndev;
 	bool verbose;
 	struct sacc_dev *dev;
+	/* ring scenarios: the handle sacc_reset() recovers (a channel's),
+	 * NULL: dev */
+	struct sacc_dev *ring_dev;
 	/* /dev/kmsg and the journals from the scenario's start on (NULL if
 	 * they cannot be read) */
 	struct sacc_faultlog_src *kmsg, *journals;
@@ -152,6 +156,11 @@ int inj_canary(struct inj *s, const char *name, const void *va, size_t len);
 /* Submit @d raw (sacc_submit_raw), remember it; returns the req_id. */
 int inj_submit(struct inj *s, const struct sacc_desc *d, const char *src_what,
 	       const char *dst_what);
+/* The same for a SACC_OP_WRITE_INLINE with its payload @data
+ * (sacc_submit_raw_inline). */
+int inj_submit_inline(struct inj *s, const struct sacc_desc *d,
+		      const void *data, const char *src_what,
+		      const char *dst_what);
 /* Reap until every submitted descriptor has its completion (bounded). */
 int inj_reap(struct inj *s, int timeout_ms);
 /* Wait until the device reports itself stopped (sacc_check() -EIO). */

@@ -27,6 +27,7 @@
 #include <sys/mman.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "inject.h"
@@ -421,6 +422,170 @@ static int sc_cq_readonly(struct inj *s)
 	inj_expect(s, (uint32_t)id, sacc_buf_iova(cq), SACC_FAULT_CQ_WRITE,
 		   true);
 	return 0;
+}
+
+/* ---- v0.3: the token doorbell's PUT word, inline writes, timestamps ---- */
+
+/* Wait until @dev (a channel) reports itself stopped. */
+static bool chan_stopped(struct inj *s, struct sacc_dev *dev, int timeout_ms)
+{
+	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
+	struct timespec ts = {0, 1000000};
+
+	while (!sacc_check(dev)) {
+		if (now_ns() > deadline)
+			return false;
+		nanosleep(&ts, NULL);
+	}
+	inj_say(s, "channel %u stopped: %s", sacc_dev_channel(dev),
+		sacc_errmsg(dev));
+	return true;
+}
+
+static int sc_token_put_unmapped(struct inj *s)
+{
+	const struct sacc_open_opts tok = {.doorbell = SACC_DOORBELL_PUT_TOKEN};
+	const uint64_t put = INJ_NEVER_MAPPED + 0x300000;
+	struct sacc_desc nop = {.opcode = SACC_OP_NOP};
+	uint32_t st = 0, err = 0, info = 0, req = 0, lo = 0, hi = 0;
+	struct sacc_dev *ch, *other;
+	char what[256];
+	bool stopped;
+	struct std b;
+	int id;
+
+	if (std_setup(s, &b, true) || never_mapped(s, put))
+		return -1;
+	if (sacc_dev_channels(s->dev) < 3)
+		return inj_fail(
+		    s, "needs 3 channels (a v0.3 device), %s has %u",
+		    sacc_dev_bdf(s->dev), sacc_dev_channels(s->dev));
+	if (sacc_chan_open(s->dev, 1, &tok, &ch))
+		return inj_fail(s, "opening channel 1 (token doorbell): %s",
+				sacc_errmsg(s->dev));
+	if (sacc_chan_open(s->dev, 2, NULL, &other))
+		return inj_fail(s, "opening channel 2: %s",
+				sacc_errmsg(s->dev));
+	s->ring_dev = ch;
+	inj_say(s,
+		"channel 1: MODE.TOKEN, its PUT word 'ch1:put word' at "
+		"0x%" PRIx64 "; channel 2: tail doorbell",
+		sacc_dev_put_iova(ch));
+	/* PUT_ADDR is a ring register: locked while enabled */
+	sacc_reg_write(ch, SACC_REG_CTRL, 0);
+	sacc_reg_write(ch, SACC_REG_PUT_ADDR, (uint32_t)put);
+	sacc_reg_write(ch, SACC_REG_PUT_ADDR + 4, (uint32_t)(put >> 32));
+	sacc_reg_write(ch, SACC_REG_CTRL, SACC_CTRL_ENABLE);
+	sacc_reg_read(ch, SACC_REG_STATUS, &st);
+	if (!(st & SACC_STATUS_READY))
+		return inj_fail(s,
+				"channel 1: re-enable after moving PUT_ADDR "
+				"failed (STATUS 0x%x)",
+				st);
+	inj_say(s, "channel 1: PUT_ADDR now 0x%" PRIx64 " (never mapped)", put);
+	snprintf(s->note, sizeof(s->note),
+		 "PUT_ADDR at unmapped 0x%" PRIx64 ": the PUT read faults, "
+		 "channel 1 stops, 0 and 2 run on",
+		 put);
+	/* a NOP through the token doorbell: the device reads the PUT word */
+	id = sacc_submit_raw(ch, &nop);
+	if (id < 0)
+		return inj_fail(s, "sacc_submit_raw on channel 1: %s",
+				sacc_errmsg(ch));
+	inj_say(s,
+		"token doorbell: channel 1, NOP req_id %d; the device reads "
+		"the PUT word at 0x%" PRIx64,
+		id, put);
+	stopped = chan_stopped(s, ch, 2000);
+	inj_device_state(s, ch);
+	sacc_reg_read(ch, SACC_REG_STATUS, &st);
+	sacc_reg_read(ch, SACC_REG_ERR_CODE, &err);
+	sacc_reg_read(ch, SACC_REG_FAULT_INFO, &info);
+	sacc_reg_read(ch, SACC_REG_FAULT_REQ_ID, &req);
+	sacc_reg_read(ch, SACC_REG_FAULT_ADDR, &lo);
+	sacc_reg_read(ch, SACC_REG_FAULT_ADDR + 4, &hi);
+	s->blocked = stopped && (st & SACC_STATUS_ERROR) &&
+		     err == SACC_ERR_DMA &&
+		     (info & SACC_FAULT_ACCESS_MASK) == SACC_FAULT_PUT_READ &&
+		     !(info & SACC_FAULT_IS_WRITE) && req == 0 &&
+		     ((uint64_t)hi << 32 | lo) == put;
+	if (!s->blocked)
+		inj_why(s,
+			"expected channel 1's fatal ring error (STATUS.ERROR, "
+			"ERR_CODE 2, access put_read, req_id 0, FAULT_ADDR "
+			"0x%" PRIx64 "): %s",
+			put, s->device_state);
+	/* the fault is channel 1's alone */
+	if (sacc_check(s->dev) ||
+	    inj_memcpy_ok(s, s->dev, 4 * KiB, what, sizeof(what))) {
+		s->blocked = false;
+		inj_why(s, "channel 0 did not keep running: %s",
+			sacc_check(s->dev) ? sacc_errmsg(s->dev) : what);
+	} else {
+		inj_say(s, "channel 0 runs on: %s", what);
+	}
+	if (inj_memcpy_ok(s, other, 4 * KiB, what, sizeof(what))) {
+		s->blocked = false;
+		inj_why(s, "channel 2 did not keep running: %s", what);
+	} else {
+		inj_say(s, "channel 2 runs on: %s", what);
+	}
+	inj_expect(s, 0, put, SACC_FAULT_PUT_READ, true);
+	return 0;
+}
+
+/* Reap @id (submitted last): blocked if it faulted with status 2. */
+static int reap_blocked(struct inj *s, int id, uint64_t fault, uint32_t access)
+{
+	if (id < 0 || inj_reap(s, 3000))
+		return -1;
+	inj_device_state(s, s->dev);
+	s->blocked = s->desc[s->ndesc - 1].status == SACC_STS_DMA_FAULT;
+	if (!s->blocked)
+		inj_why(s, "completion status %d, not 2 (DMA fault)",
+			s->desc[s->ndesc - 1].status);
+	inj_expect(s, (uint32_t)id, fault, access, false);
+	return 0;
+}
+
+static int sc_inline_dst_readonly(struct inj *s)
+{
+	struct sacc_desc d = {.opcode = SACC_OP_WRITE_INLINE, .length = 256};
+	uint8_t payload[256];
+	struct sacc_buf *ro;
+	struct std b;
+
+	if (std_setup(s, &b, true) ||
+	    inj_buf(s, 4 * KiB, SACC_DMA_TO_DEVICE, "ro (device may only read)",
+		    5, true, &ro))
+		return -1;
+	fill_pattern(payload, sizeof(payload), 13);
+	d.dst = sacc_buf_iova(ro);
+	snprintf(s->note, sizeof(s->note),
+		 "WRITE_INLINE of 256 bytes into a buffer mapped read-only: "
+		 "fault, 'ro' unchanged");
+	return reap_blocked(s,
+			    inj_submit_inline(s, &d, payload,
+					      "256 bytes inline in the SQ",
+					      "'ro', mapped read-only"),
+			    sacc_buf_iova(ro), SACC_FAULT_DST_WRITE);
+}
+
+static int sc_timestamp_dst_unmapped(struct inj *s)
+{
+	struct sacc_desc d = {.opcode = SACC_OP_TIMESTAMP,
+			      .dst = INJ_NEVER_MAPPED};
+	struct std b;
+
+	if (std_setup(s, &b, true) || never_mapped(s, INJ_NEVER_MAPPED))
+		return -1;
+	snprintf(s->note, sizeof(s->note),
+		 "TIMESTAMP to IOVA 0x%llx, mapped by nobody: fault, nothing "
+		 "written",
+		 INJ_NEVER_MAPPED);
+	return reap_blocked(
+	    s, inj_submit(s, &d, "- (the device clock)", "never mapped"),
+	    INJ_NEVER_MAPPED, SACC_FAULT_DST_WRITE);
 }
 
 /* ---- the interrupt window ---- */
@@ -1004,40 +1169,47 @@ static int sc_burst(struct inj *s)
 
 const struct scenario inj_scenarios[] = {
     {"unmapped-dst-write", "MEMCPY into an IOVA nobody mapped", 1, false, true,
-     false, 0, sc_unmapped_dst_write},
+     false, 0, sc_unmapped_dst_write, 0},
     {"unmapped-src-read", "MEMCPY from an IOVA nobody mapped", 1, false, true,
-     false, 0, sc_unmapped_src_read},
+     false, 0, sc_unmapped_src_read, 0},
     {"readonly-write", "write into a buffer the device may only read", 1, false,
-     true, false, 0, sc_readonly_write},
+     true, false, 0, sc_readonly_write, 0},
     {"writeonly-read", "read a buffer the device may only write", 1, false,
-     true, false, 0, sc_writeonly_read},
+     true, false, 0, sc_writeonly_read, 0},
     {"straddle-guard", "a read running off the end of its mapping", 1, false,
-     true, false, 0, sc_straddle_guard},
+     true, false, 0, sc_straddle_guard, 0},
     {"overrun-neighbour", "a write from one buffer towards the next", 1, false,
-     true, false, 0, sc_overrun_neighbour},
+     true, false, 0, sc_overrun_neighbour, 0},
     {"use-after-unmap", "DMA through the stale IOVA of an unmapped buffer", 1,
-     false, true, false, 0, sc_use_after_unmap},
+     false, true, false, 0, sc_use_after_unmap, 0},
     {"beyond-address-width", "an IOVA past the IOMMU's address width", 1, false,
-     true, false, 0, sc_beyond_width},
+     true, false, 0, sc_beyond_width, 0},
     {"wrap-2-64", "src + length wrapping past 2^64", 1, false, true, false, 0,
-     sc_wrap},
+     sc_wrap, 0},
+    {"inline-dst-readonly",
+     "WRITE_INLINE into a buffer the device may only read", 1, false, true,
+     false, 0, sc_inline_dst_readonly, SACC_OPEN_V3},
+    {"timestamp-dst-unmapped", "TIMESTAMP to an IOVA nobody mapped", 1, false,
+     true, false, 0, sc_timestamp_dst_unmapped, SACC_OPEN_V3},
     {"sq-unmapped", "submission ring in unmapped memory", 1, true, true, false,
-     0, sc_sq_unmapped},
+     0, sc_sq_unmapped, 0},
     {"cq-readonly", "completion ring mapped read-only", 1, true, true, false, 0,
-     sc_cq_readonly},
+     sc_cq_readonly, 0},
+    {"token-put-unmapped", "token doorbell, PUT word at an unmapped IOVA", 1,
+     true, true, false, 0, sc_token_put_unmapped, 0},
     {"interrupt-window", "DMA write aimed at the MSI window 0xfee00000", 1,
-     false, true, false, 0, sc_interrupt_window},
+     false, true, false, 0, sc_interrupt_window, 0},
     {"own-bar", "MEMCPY into and out of the device's own doorbell page", 1,
-     false, true, false, 0, sc_own_bar},
+     false, true, false, 0, sc_own_bar, 0},
     {"isolation", "device A at an IOVA only B's container maps (2 processes)",
-     2, false, true, false, 0, sc_isolation},
+     2, false, true, false, 0, sc_isolation, 0},
     {"subpage-naive", "naive allocator: the neighbour shares the page", 1,
-     false, false, true, 0, sc_subpage_naive},
+     false, false, true, 0, sc_subpage_naive, 0},
     {"subpage-libsacc", "the same overread on libsacc's page buffers", 1, false,
-     true, false, 0, sc_subpage_libsacc},
+     true, false, 0, sc_subpage_libsacc, 0},
     {"burst-1000", "1000 faulting descriptors at once", 1, false, true, false,
-     1024, sc_burst},
-    {NULL, NULL, 0, false, false, false, 0, NULL},
+     1024, sc_burst, 0},
+    {NULL, NULL, 0, false, false, false, 0, NULL, 0},
 };
 
 const size_t inj_nr_scenarios =
