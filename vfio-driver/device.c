@@ -630,6 +630,23 @@ void sacc_close(struct sacc_dev *dev)
 	free(dev);
 }
 
+/* After a reset: drain any interrupt left over from before it, then the
+ * spec's init sequence again. */
+static int reinit_after_reset(struct sacc_dev *dev)
+{
+	uint64_t v;
+	int ret;
+
+	if (dev->irq_fd >= 0 && read(dev->irq_fd, &v, sizeof(v)) < 0) {
+		/* EAGAIN: nothing pending */
+	}
+	ret = sacc_hw_init(dev);
+	if (ret)
+		return ret;
+	dev->stats.resets++;
+	return 0;
+}
+
 int sacc_reset(struct sacc_dev *dev)
 {
 	int ret;
@@ -644,20 +661,7 @@ int sacc_reset(struct sacc_dev *dev)
 		/* One channel only (its block's CTRL.RESET): the others
 		 * keep running.  Interrupts and the journal stay. */
 		ret = sacc_chan_hw_reset(dev);
-		if (ret)
-			return ret;
-		if (dev->irq_fd >= 0) {
-			uint64_t v;
-
-			if (read(dev->irq_fd, &v, sizeof(v)) < 0) {
-				/* EAGAIN: nothing pending */
-			}
-		}
-		ret = sacc_hw_init(dev);
-		if (ret)
-			return ret;
-		dev->stats.resets++;
-		return 0;
+		return ret ? ret : reinit_after_reset(dev);
 	}
 	if (dev->flags & SACC_OPEN_NO_INIT) {
 		sacc_wr(dev, SACC_REG_CTRL, 0);
@@ -679,19 +683,7 @@ int sacc_reset(struct sacc_dev *dev)
 		if (ret)
 			return ret;
 	}
-	/* Drain any interrupt left over from before the reset. */
-	if (dev->irq_fd >= 0) {
-		uint64_t v;
-
-		if (read(dev->irq_fd, &v, sizeof(v)) < 0) {
-			/* EAGAIN: nothing pending */
-		}
-	}
-	ret = sacc_hw_init(dev);
-	if (ret)
-		return ret;
-	dev->stats.resets++;
-	return 0;
+	return reinit_after_reset(dev);
 }
 
 /* ---- accessors ---- */
