@@ -266,27 +266,13 @@ static int check_op(struct sacc_dev *dev, const struct sacc_op *op,
 				   i, op->src->name,
 				   (unsigned long long)op->src->dma.len,
 				   op->src_off, op->len);
-	if (op->dst_off > op->dst->dma.len ||
-	    op->len > op->dst->dma.len - op->dst_off)
-		return sacc_seterr(dev, EINVAL,
-				   "op %u: dst '%s' is %llu bytes; offset %zu "
-				   "+ length %u runs past its end",
-				   i, op->dst->name,
-				   (unsigned long long)op->dst->dma.len,
-				   op->dst_off, op->len);
 	if (!(op->src->dma.dir & SACC_DMA_TO_DEVICE))
 		return sacc_seterr(dev, EINVAL,
 				   "op %u: src '%s' is mapped %s: the device "
 				   "may not read it",
 				   i, op->src->name,
 				   sacc_dma_dir_name(op->src->dma.dir));
-	if (!(op->dst->dma.dir & SACC_DMA_FROM_DEVICE))
-		return sacc_seterr(dev, EINVAL,
-				   "op %u: dst '%s' is mapped %s: the device "
-				   "may not write it",
-				   i, op->dst->name,
-				   sacc_dma_dir_name(op->dst->dma.dir));
-	return 0;
+	return check_dst(dev, op, i, op->len);
 }
 
 /* An inline payload into the SQ slots after its descriptor (wrapping
