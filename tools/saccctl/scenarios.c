@@ -67,6 +67,20 @@ static int never_mapped(struct inj *s, uint64_t iova)
 	return 0;
 }
 
+/* Reap @id (submitted last): blocked if it faulted with status 2. */
+static int reap_blocked(struct inj *s, int id, uint64_t fault, uint32_t access)
+{
+	if (id < 0 || inj_reap(s, 3000))
+		return -1;
+	inj_device_state(s, s->dev);
+	s->blocked = s->desc[s->ndesc - 1].status == SACC_STS_DMA_FAULT;
+	if (!s->blocked)
+		inj_why(s, "completion status %d, not 2 (DMA fault)",
+			s->desc[s->ndesc - 1].status);
+	inj_expect(s, (uint32_t)id, fault, access, false);
+	return 0;
+}
+
 /*
  * One MEMCPY descriptor that must fault with @access at @fault (the
  * address the spec promises in FAULT_ADDR).
@@ -77,17 +91,9 @@ static int one_bad_copy(struct inj *s, uint64_t src, const char *src_what,
 {
 	struct sacc_desc d = {
 	    .src = src, .dst = dst, .length = len, .opcode = SACC_OP_MEMCPY};
-	int id = inj_submit(s, &d, src_what, dst_what);
 
-	if (id < 0 || inj_reap(s, 3000))
-		return -1;
-	inj_device_state(s, s->dev);
-	s->blocked = s->desc[s->ndesc - 1].status == SACC_STS_DMA_FAULT;
-	if (!s->blocked)
-		inj_why(s, "completion status %d, not 2 (DMA fault)",
-			s->desc[s->ndesc - 1].status);
-	inj_expect(s, (uint32_t)id, fault, access, false);
-	return 0;
+	return reap_blocked(s, inj_submit(s, &d, src_what, dst_what), fault,
+			    access);
 }
 
 /* ---- per-descriptor scenarios ---- */
@@ -531,20 +537,6 @@ static int sc_token_put_unmapped(struct inj *s)
 		inj_say(s, "channel 2 runs on: %s", what);
 	}
 	inj_expect(s, 0, put, SACC_FAULT_PUT_READ, true);
-	return 0;
-}
-
-/* Reap @id (submitted last): blocked if it faulted with status 2. */
-static int reap_blocked(struct inj *s, int id, uint64_t fault, uint32_t access)
-{
-	if (id < 0 || inj_reap(s, 3000))
-		return -1;
-	inj_device_state(s, s->dev);
-	s->blocked = s->desc[s->ndesc - 1].status == SACC_STS_DMA_FAULT;
-	if (!s->blocked)
-		inj_why(s, "completion status %d, not 2 (DMA fault)",
-			s->desc[s->ndesc - 1].status);
-	inj_expect(s, (uint32_t)id, fault, access, false);
 	return 0;
 }
 
