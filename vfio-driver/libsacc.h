@@ -478,6 +478,99 @@ struct sacc_stats {
 void sacc_stats(const struct sacc_dev *dev, struct sacc_stats *out);
 void sacc_stats_clear(struct sacc_dev *dev);
 
+/* ---- API events and clock sync (events.c) ---- */
+
+/*
+ * What a profiler sees of each operation, recorded by libsacc itself
+ * with CLOCK_MONOTONIC (the guest clock; sacc_monotonic_ns(), the
+ * kernel's ktime_get_ns()), so "API time" (submit to reap) can be set
+ * against the device's own engine time (sacc_result.engine_ns):
+ *   SACC_EV_SUBMIT    one per operation handed to the device (req_id,
+ *                     opcode, length); t_ns: when libsacc starts
+ *                     writing the batch's descriptors, after checking
+ *                     them (one clock read for the batch);
+ *   SACC_EV_DOORBELL  one per doorbell (tail: the new SQ tail, count:
+ *                     operations it covers); t_ns: just before the
+ *                     doorbell write;
+ *   SACC_EV_REAP      one per completion reaped (req_id, status,
+ *                     engine_ns); t_ns: when sacc_poll() first saw the
+ *                     batch it belongs to (one clock read per batch).
+ * sacc_submit(), sacc_write(), sacc_chain_launch(), the raw submits and
+ * sacc_poll() record them; nothing else does.
+ *
+ * Off by default.  sacc_events_enable() gives the handle (one channel)
+ * a ring of @capacity events: the handle's thread writes it without
+ * locks or system calls (a TLS read for pid and tid, one clock read per
+ * batch, a few stores); one other thread at a time may read it with
+ * sacc_events_read() meanwhile.  When it is full, new events are
+ * dropped and counted (sacc_events_drops()), never overwritten and
+ * never lost silently: read it often enough or make it larger.
+ * Enable, disable and resize from the handle's thread while no other
+ * thread reads it.  It survives sacc_reset(); sacc_close() frees it.
+ */
+enum sacc_event_type {
+	SACC_EV_SUBMIT = 1,
+	SACC_EV_DOORBELL = 2,
+	SACC_EV_REAP = 3,
+};
+
+struct sacc_event {
+	uint64_t t_ns;	    /* CLOCK_MONOTONIC */
+	uint32_t pid, tid;  /* of the thread that made the call */
+	uint16_t type;	    /* SACC_EV_* */
+	uint16_t chan;	    /* the handle's channel */
+	uint16_t opcode;    /* submit, reap: SACC_OP_* */
+	uint16_t status;    /* reap: SACC_STS_* */
+	uint32_t req_id;    /* submit, reap */
+	uint32_t length;    /* submit: bytes (0 for NOP; 8 for TIMESTAMP) */
+	uint32_t tail;	    /* doorbell: the SQ tail written */
+	uint32_t count;	    /* doorbell: operations in the batch */
+	uint32_t engine_ns; /* reap: the device's time on it (MODE.V3) */
+};
+
+/* Largest ring: 2^24 events (48 bytes each: 768 MiB). */
+#define SACC_EVENTS_MAX (1u << 24)
+
+/*
+ * Record @dev's events into a new ring of @capacity events (rounded up
+ * to a power of two, 2..SACC_EVENTS_MAX); 0 turns recording off and
+ * frees the ring.  Events not read yet and the drop count are
+ * discarded.  -EINVAL, -ENOMEM.
+ */
+int sacc_events_enable(struct sacc_dev *dev, uint32_t capacity);
+/* Copy up to @max of the oldest events not read yet into @out, oldest
+ * first, and free their room.  Returns how many (0: none, or off). */
+unsigned int sacc_events_read(struct sacc_dev *dev, struct sacc_event *out,
+			      unsigned int max);
+/* Events dropped because the ring was full, since it was enabled. */
+uint64_t sacc_events_drops(const struct sacc_dev *dev);
+/* Ring capacity (0: recording is off) and events waiting to be read. */
+uint32_t sacc_events_capacity(const struct sacc_dev *dev);
+uint32_t sacc_events_pending(const struct sacc_dev *dev);
+
+/*
+ * One clock-sync sample between the guest clock and the device clock:
+ * a SACC_OP_TIMESTAMP round trip on @dev, which must be MODE.V3 (a
+ * channel, or sacc_open() with SACC_OPEN_V3; -ENOTSUP if not) and have
+ * nothing outstanding (-EBUSY: its results would be consumed here).
+ * guest_before_ns is read just before the doorbell, guest_after_ns just
+ * after the completion is reaped, device_ns is what the device wrote
+ * (its CLOCK: QEMU_CLOCK_REALTIME in the model).  The device clock at
+ * guest time g is about device_ns + (g - (before + after) / 2), within
+ * half the round trip.  Uses an 8-byte internal buffer allocated at the
+ * first call; polls for at most @timeout_ms (-ETIMEDOUT).  The
+ * operation is recorded like any other if events are on.
+ */
+struct sacc_clock_sample {
+	uint64_t guest_before_ns;
+	uint64_t guest_after_ns;
+	uint64_t device_ns;
+	unsigned int chan;
+};
+
+int sacc_clock_sync(struct sacc_dev *dev, int timeout_ms,
+		    struct sacc_clock_sample *out);
+
 /* ---- registers (tools, tests) ---- */
 
 /* 32-bit read of BAR0 (offset 4-aligned, < 0x2000: page 1 is the

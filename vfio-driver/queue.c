@@ -43,6 +43,7 @@ int sacc_queue_alloc(struct sacc_dev *dev)
 void sacc_queue_free(struct sacc_dev *dev)
 {
 	sacc_queue_abandon(dev);
+	sacc_events_free(dev);
 	free(dev->track);
 	dev->track = NULL;
 	/* The ring buffers themselves go with sacc_buf_free_all(). */
@@ -293,13 +294,34 @@ static void push_payload(struct sacc_dev *dev, const void *data, uint32_t len)
 	}
 }
 
+/*
+ * The doorbell for everything pushed since the last one, covering
+ * @count operations.  With events on (or @t_db), one clock read just
+ * before the write: the doorbell event's time.
+ */
+static int publish_ring(struct sacc_dev *dev, uint32_t count, uint64_t *t_db)
+{
+	uint32_t tail = sacc_sq_publish(&dev->sq);
+	uint64_t t;
+
+	if (dev->ev || t_db) {
+		t = sacc_monotonic_ns();
+		if (dev->ev)
+			sacc_ev_doorbell(dev, t, tail, count);
+		if (t_db)
+			*t_db = t;
+	}
+	return ring_doorbell(dev, tail);
+}
+
 /* Push validated @ops (as many as fit), then one doorbell. */
 static int push_ops(struct sacc_dev *dev, const struct sacc_op *ops,
-		    unsigned int n)
+		    unsigned int n, uint64_t *t_db)
 {
 	struct sacc_desc d;
 	struct sacc_track *t;
 	uint32_t slot, space, need, i;
+	uint64_t t_sub = dev->ev ? sacc_monotonic_ns() : 0;
 	int ret;
 
 	space = sacc_sq_space(&dev->sq);
@@ -342,12 +364,25 @@ static int push_ops(struct sacc_dev *dev, const struct sacc_op *ops,
 			t->dst->inflight++;
 		if (inl)
 			push_payload(dev, op->data, op->len);
+		if (dev->ev)
+			sacc_ev_submit(dev, t_sub, d.req_id, d.opcode, t->len);
 	}
 	if (i == 0)
 		return 0;
 	dev->stats.submitted += i;
-	ret = ring_doorbell(dev, sacc_sq_publish(&dev->sq));
+	ret = publish_ring(dev, i, t_db);
 	return ret ? ret : (int)i;
+}
+
+int sacc_queue_ready(struct sacc_dev *dev, const char *what)
+{
+	return not_ready(dev, what);
+}
+
+int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
+		    unsigned int n, uint64_t *t_db)
+{
+	return push_ops(dev, ops, n, t_db);
 }
 
 int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
@@ -365,7 +400,7 @@ int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
 		if (ret)
 			return ret;
 	}
-	return push_ops(dev, ops, n);
+	return push_ops(dev, ops, n, NULL);
 }
 
 static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
@@ -406,8 +441,11 @@ static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
 	t->irq = !!(copy.flags & SACC_DESC_F_IRQ);
 	if (data)
 		push_payload(dev, data, copy.length);
+	if (dev->ev)
+		sacc_ev_submit(dev, sacc_monotonic_ns(), copy.req_id,
+			       copy.opcode, copy.length);
 	dev->stats.submitted++;
-	ret = ring_doorbell(dev, sacc_sq_publish(&dev->sq));
+	ret = publish_ring(dev, 1, NULL);
 	return ret ? ret : (int)copy.req_id;
 }
 
@@ -657,7 +695,7 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 	struct sacc_cqe c;
 	struct sacc_track *t;
 	uint32_t n = 0, off = 0, inflight, idx;
-	uint64_t cnt = 0;
+	uint64_t cnt = 0, t_reap = 0;
 	bool irqs = false;
 	char why[160];
 	int ret;
@@ -728,6 +766,11 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 		out[n].status = c.status;
 		out[n].raw = t->raw;
 		out[n].engine_ns = c.engine_ns;
+		if (dev->ev) {
+			if (!t_reap) /* one clock read per batch */
+				t_reap = sacc_monotonic_ns();
+			sacc_ev_reap(dev, t_reap, &out[n]);
+		}
 		off += t->slots;
 		dev->stats.by_status[c.status]++;
 		irqs |= t->irq;
@@ -1013,7 +1056,7 @@ int sacc_write(struct sacc_dev *dev, struct sacc_buf *dst, size_t dst_off,
 	if (mode == SACC_WRITE_INLINE) {
 		op.opcode = SACC_OP_WRITE_INLINE;
 		ret = check_op(dev, &op, 0);
-		return ret ? ret : push_ops(dev, &op, 1);
+		return ret ? ret : push_ops(dev, &op, 1, NULL);
 	}
 	if (mode != SACC_WRITE_DMA)
 		return sacc_seterr(dev, EINVAL, "sacc_write: unknown mode %d",
@@ -1034,7 +1077,7 @@ int sacc_write(struct sacc_dev *dev, struct sacc_buf *dst, size_t dst_off,
 		return ret;
 	op.src = dev->stage;
 	op.src_off = off;
-	ret = push_ops(dev, &op, 1);
+	ret = push_ops(dev, &op, 1, NULL);
 	if (ret == 1)
 		dev->stage_pos = off + ((len + 63u) & ~63u);
 	return ret;
@@ -1176,6 +1219,7 @@ int sacc_chain_launch(struct sacc_chain *c)
 	struct sacc_dev *dev = c ? c->dev : NULL;
 	unsigned int i;
 	uint32_t slot0;
+	uint64_t t_sub;
 	int ret;
 
 	ret = not_ready(dev, "sacc_chain_launch");
@@ -1183,6 +1227,7 @@ int sacc_chain_launch(struct sacc_chain *c)
 		return ret;
 	if (sacc_sq_space(&dev->sq) < c->slots)
 		return 0;
+	t_sub = dev->ev ? sacc_monotonic_ns() : 0;
 	slot0 = dev->sq.tail;
 	for (i = 0; i < c->n; i++)
 		c->desc[c->head[i]].req_id = next_req_id(dev);
@@ -1212,9 +1257,11 @@ int sacc_chain_launch(struct sacc_chain *c)
 			t->src->inflight++;
 		if (t->dst)
 			t->dst->inflight++;
+		if (dev->ev)
+			sacc_ev_submit(dev, t_sub, t->req_id, t->opcode, t->len);
 	}
 	dev->stats.submitted += c->n;
-	ret = ring_doorbell(dev, sacc_sq_publish(&dev->sq));
+	ret = publish_ring(dev, c->n, NULL);
 	return ret ? ret : (int)c->n;
 }
 

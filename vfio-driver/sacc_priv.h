@@ -136,6 +136,11 @@ struct sacc_dev {
 	struct sacc_buf *stage; /* sacc_write() DMA staging, or NULL */
 	size_t stage_pos;
 
+	/* API events (events.c): the ring, NULL while recording is off;
+	 * the clock-sync TIMESTAMP's 8 bytes, allocated at first use. */
+	struct sacc_evring *ev;
+	struct sacc_buf *sync_buf;
+
 	/* Fault journal (journal.c); NULL if it could not be opened. */
 	struct sacc_journal *journal;
 	uint64_t journal_errors;     /* failed journal writes */
@@ -208,6 +213,13 @@ void sacc_queue_abandon(struct sacc_dev *dev);
 int sacc_mark_broken(struct sacc_dev *dev, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void sacc_progress_reset(struct sacc_dev *dev);
+/* 0 if @dev may take work, else the error (named @what), as
+ * sacc_submit() checks it. */
+int sacc_queue_ready(struct sacc_dev *dev, const char *what);
+/* Push validated @ops with one doorbell (sacc_submit() after its
+ * checks); *t_db (may be NULL) gets the clock just before the doorbell. */
+int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
+		    unsigned int n, uint64_t *t_db);
 
 /* chan.c */
 int sacc_bar2_map(struct sacc_dev *dev);
@@ -224,6 +236,15 @@ int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,
 			    enum sacc_dma_dir dir, const char *name,
 			    bool internal, struct sacc_buf **out);
 void sacc_buf_free_all(struct sacc_dev *dev);
+
+/* events.c: record one event if dev->ev (the caller checks), at @t */
+void sacc_ev_submit(struct sacc_dev *dev, uint64_t t, uint32_t req_id,
+		    uint16_t opcode, uint32_t len);
+void sacc_ev_doorbell(struct sacc_dev *dev, uint64_t t, uint32_t tail,
+		      uint32_t count);
+void sacc_ev_reap(struct sacc_dev *dev, uint64_t t,
+		  const struct sacc_result *res);
+void sacc_events_free(struct sacc_dev *dev);
 
 /* journal.c: the fault journal; every function is a no-op without one. */
 void sacc_dev_journal_open(struct sacc_dev *dev);
