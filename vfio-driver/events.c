@@ -57,8 +57,7 @@ static void ids_slow(void)
 }
 
 /* A slot for one event, or NULL (counted as a drop) if the ring is full. */
-static struct sacc_event *slot(struct sacc_dev *dev, uint16_t type,
-			       uint64_t t)
+static struct sacc_event *slot(struct sacc_dev *dev, uint16_t type, uint64_t t)
 {
 	struct sacc_evring *r = dev->ev;
 	uint64_t h = r->head;
@@ -148,14 +147,15 @@ int sacc_events_enable(struct sacc_dev *dev, uint32_t capacity)
 	if (capacity) {
 		while (cap < capacity)
 			cap <<= 1;
-		r = aligned_alloc(64, sizeof(*r) + (size_t)cap *
-							  sizeof(r->ev[0]));
+		r = aligned_alloc(64,
+				  sizeof(*r) + (size_t)cap * sizeof(r->ev[0]));
 		if (!r)
-			return sacc_seterr(dev, ENOMEM,
-					   "sacc_events_enable: no memory for "
-					   "%u events (%zu bytes each); ask for "
-					   "fewer",
-					   cap, sizeof(r->ev[0]));
+			return sacc_seterr(
+			    dev, ENOMEM,
+			    "sacc_events_enable: no memory for "
+			    "%u events (%zu bytes each); ask for "
+			    "fewer",
+			    cap, sizeof(r->ev[0]));
 		memset(r, 0, sizeof(*r));
 		r->mask = cap - 1;
 	}
@@ -190,9 +190,9 @@ unsigned int sacc_events_read(struct sacc_dev *dev, struct sacc_event *out,
 
 uint64_t sacc_events_drops(const struct sacc_dev *dev)
 {
-	return dev && dev->ev ? __atomic_load_n(&dev->ev->drops,
-						__ATOMIC_RELAXED)
-			      : 0;
+	return dev && dev->ev
+		   ? __atomic_load_n(&dev->ev->drops, __ATOMIC_RELAXED)
+		   : 0;
 }
 
 uint32_t sacc_events_capacity(const struct sacc_dev *dev)
@@ -240,10 +240,9 @@ int sacc_clock_sync(struct sacc_dev *dev, int timeout_ms,
 				   "result must not be mixed with theirs)",
 				   sacc_outstanding(dev), dev->bdf, dev->chan);
 	if (!dev->sync_buf) {
-		ret = sacc_buf_alloc_internal(dev, SACC_TIMESTAMP_LEN,
-					      SACC_DMA_FROM_DEVICE,
-					      "clock sync", true,
-					      &dev->sync_buf);
+		ret = sacc_buf_alloc_internal(
+		    dev, SACC_TIMESTAMP_LEN, SACC_DMA_FROM_DEVICE, "clock sync",
+		    true, &dev->sync_buf);
 		if (ret)
 			return ret;
 	}
@@ -254,8 +253,8 @@ int sacc_clock_sync(struct sacc_dev *dev, int timeout_ms,
 		return ret;
 	if (ret == 0) /* cannot happen: nothing is outstanding */
 		return sacc_seterr(dev, EAGAIN, "sacc_clock_sync: SQ full");
-	deadline = before + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) *
-				1000000;
+	deadline =
+	    before + (uint64_t)(timeout_ms < 0 ? 0 : timeout_ms) * 1000000;
 	for (;;) {
 		ret = sacc_poll(dev, &res, 1);
 		if (ret < 0)

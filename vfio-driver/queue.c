@@ -1258,7 +1258,8 @@ int sacc_chain_launch(struct sacc_chain *c)
 		if (t->dst)
 			t->dst->inflight++;
 		if (dev->ev)
-			sacc_ev_submit(dev, t_sub, t->req_id, t->opcode, t->len);
+			sacc_ev_submit(dev, t_sub, t->req_id, t->opcode,
+				       t->len);
 	}
 	dev->stats.submitted += c->n;
 	ret = publish_ring(dev, c->n, NULL);
