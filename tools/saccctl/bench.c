@@ -23,7 +23,9 @@ void usage_bench(FILE *f)
 	    "                       [--size N] [--batch N] [--qd N]\n"
 	    "                       [--doorbell tail|token|syscall] [--irq]\n"
 	    "                       [--channels N | --chain N | --sweep "
-	    "LIST]\n"
+	    "LIST |\n"
+	    "                        --breakdown [--sizes LIST]] [--repeat N]\n"
+	    "                       [--events FILE [--events-max N]]\n"
 	    "                       [--seconds S] [--json]\n\n"
 	    "Keep up to QD operations in flight for S seconds, submitting "
 	    "BATCH\n"
@@ -55,9 +57,30 @@ void usage_bench(FILE *f)
 	    "pieces\n"
 	    "                 above 4 KiB) vs DMA (stage + MEMCPY) and the\n"
 	    "                 crossover; with --op memcpy MEMCPY per size\n"
+	    "  --breakdown    API time (submit to reap) against engine time "
+	    "(the\n"
+	    "                 device's own, CQE engine_ns) per size, one op "
+	    "at a\n"
+	    "                 time: MEMCPY (DMA) and, up to 4K, WRITE_INLINE;\n"
+	    "                 the rest (API - engine) and its share\n"
+	    "  --sizes LIST   --breakdown's sizes (default "
+	    "8,64,512,4K,32K,256K,1M)\n"
+	    "  --repeat N     run N times, print min / median / max of every "
+	    "figure\n"
+	    "                 (plain bench and --breakdown)\n"
+	    "  --events FILE  record libsacc's API events (submit, doorbell, "
+	    "reap)\n"
+	    "                 and clock-sync samples (TIMESTAMP round trips, "
+	    "before\n"
+	    "                 and after each run) into FILE, JSON Lines\n"
+	    "                 (docs/telemetry.md); drops are counted\n"
+	    "  --events-max N events the ring holds per channel (default "
+	    "1048576,\n"
+	    "                 48 bytes each): one run's worth\n"
 	    "  --irq          interrupt on every completion, sleep on the "
 	    "eventfd\n"
-	    "  --seconds S    measuring time (default 2)\n"
+	    "  --seconds S    measuring time (default 2; --breakdown: 4 for "
+	    "all rows)\n"
 	    "  --json         one JSON object: ops_per_sec, mib_per_sec,\n"
 	    "                 doorbells_per_op, lat_ns {avg, min, max, p50, "
 	    "p90,\n"
@@ -97,10 +120,34 @@ static double memcpy_mib_s(size_t size, double seconds)
 	return (double)bytes / (1024.0 * 1024.0) / ((double)(t - t0) / 1e9);
 }
 
-/* ---- the run ---- */
+/* ---- options ---- */
 
+static int parse_sizes(const char *arg, struct bench_cfg *c, const char *opt)
+{
+	char *list = strdup(arg), *tok, *save;
+	uint64_t v;
 
-static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
+	if (!list)
+		return fail("out of memory");
+	c->nsweep = 0;
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (c->nsweep == BENCH_SWEEP_MAX || !parse_size(tok, &v) ||
+		    v < 1 || v > SACC_MAX_XFER) {
+			free(list);
+			return usage_error(usage_bench, "bench",
+					   "%s takes up to %u sizes 1..1M, "
+					   "comma separated, not '%s'",
+					   opt, BENCH_SWEEP_MAX, arg);
+		}
+		c->sweep[c->nsweep++] = v;
+	}
+	free(list);
+	return 0;
+}
+
+static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
+			    const char **events, uint64_t *events_max)
 {
 	static const struct option lo[] = {
 	    {"op", required_argument, NULL, 'o'},
@@ -114,10 +161,15 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 	    {"channels", required_argument, NULL, 'C'},
 	    {"chain", required_argument, NULL, 'N'},
 	    {"sweep", required_argument, NULL, 'S'},
+	    {"breakdown", no_argument, NULL, 'B'},
+	    {"sizes", required_argument, NULL, 'Z'},
+	    {"repeat", required_argument, NULL, 'R'},
+	    {"events", required_argument, NULL, 'E'},
+	    {"events-max", required_argument, NULL, 'M'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	static char bdf[SACC_BDF_MAX];
-	char *list, *tok, *save;
+	bool sweep = false, sizes = false, seconds = false;
 	uint64_t v;
 	int ch, ret;
 
@@ -127,8 +179,11 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 	c->a.batch = 1;
 	c->seconds = 2;
 	c->channels = 1;
-	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jC:N:S:h", lo,
-				usage_bench)) != -1) {
+	c->repeat = 1;
+	*events = NULL;
+	*events_max = 1u << 20;
+	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jC:N:S:BZ:R:E:M:h",
+				lo, usage_bench)) != -1) {
 		switch (ch) {
 		case 'q':
 			if (!parse_u64(optarg, &c->qd) || c->qd < 1 ||
@@ -149,6 +204,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 						   "--seconds must be > 0 and "
 						   "<= 3600, not '%s'",
 						   optarg);
+			seconds = true;
 			break;
 		case 'j':
 			c->json = true;
@@ -171,23 +227,36 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 						   optarg);
 			break;
 		case 'S':
-			list = strdup(optarg);
-			c->nsweep = 0;
-			for (tok = strtok_r(list, ",", &save); tok;
-			     tok = strtok_r(NULL, ",", &save)) {
-				if (c->nsweep == BENCH_SWEEP_MAX ||
-				    !parse_size(tok, &v) || v < 1 ||
-				    v > SACC_MAX_XFER) {
-					free(list);
-					return usage_error(
-					    usage_bench, "bench",
-					    "--sweep takes up to %u sizes "
-					    "1..1M, comma separated, not '%s'",
-					    BENCH_SWEEP_MAX, optarg);
-				}
-				c->sweep[c->nsweep++] = v;
-			}
-			free(list);
+		case 'Z':
+			ret = parse_sizes(optarg, c,
+					  ch == 'S' ? "--sweep" : "--sizes");
+			if (ret)
+				return ret;
+			sweep |= ch == 'S';
+			sizes |= ch == 'Z';
+			break;
+		case 'B':
+			c->breakdown = true;
+			break;
+		case 'R':
+			if (!parse_u64(optarg, &v) || v < 1 ||
+			    v > BENCH_REPEAT_MAX)
+				return usage_error(usage_bench, "bench",
+						   "--repeat must be 1..%u, "
+						   "not '%s'",
+						   BENCH_REPEAT_MAX, optarg);
+			c->repeat = (unsigned int)v;
+			break;
+		case 'E':
+			*events = optarg;
+			break;
+		case 'M':
+			if (!parse_u64(optarg, events_max) ||
+			    *events_max < 2 || *events_max > SACC_EVENTS_MAX)
+				return usage_error(usage_bench, "bench",
+						   "--events-max must be "
+						   "2..%u, not '%s'",
+						   SACC_EVENTS_MAX, optarg);
 			break;
 		case 'h':
 			usage_bench(stdout);
@@ -203,6 +272,28 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 	if (ret)
 		return ret;
 	c->bdf = bdf;
+	if (sweep && sizes)
+		return usage_error(usage_bench, "bench",
+				   "--sweep and --sizes do not go together "
+				   "(--sizes is for --breakdown)");
+	if (sizes && !c->breakdown)
+		return usage_error(usage_bench, "bench",
+				   "--sizes goes with --breakdown (--sweep "
+				   "LIST for the sweep)");
+	if (c->breakdown && (sweep || c->chain || c->channels > 1))
+		return usage_error(usage_bench, "bench",
+				   "--breakdown is a mode of its own: not with "
+				   "--sweep, --chain or --channels");
+	if (c->repeat > 1 && (c->nsweep && !c->breakdown))
+		return usage_error(usage_bench, "bench",
+				   "--repeat goes with the plain bench and "
+				   "--breakdown");
+	if (c->repeat > 1 && (c->chain || c->channels > 1))
+		return usage_error(usage_bench, "bench",
+				   "--repeat goes with the plain bench and "
+				   "--breakdown");
+	if (c->breakdown && !seconds)
+		c->seconds = 4; /* for all rows together */
 	if (!c->qd)
 		c->qd = c->a.batch > SACC_DEFAULT_ENTRIES - 1
 			    ? c->a.batch
@@ -213,7 +304,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 				   "--op write-inline carries at most %u bytes "
 				   "(--size)",
 				   SACC_INLINE_MAX);
-	if (c->nsweep && c->a.op != SACC_OP_WRITE_INLINE &&
+	if (sweep && c->a.op != SACC_OP_WRITE_INLINE &&
 	    c->a.op != SACC_OP_MEMCPY)
 		return usage_error(usage_bench, "bench",
 				   "--sweep measures --op write-inline (inline "
@@ -228,118 +319,144 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c)
 	return 0;
 }
 
-int cmd_bench(int argc, char **argv)
+/* ---- the plain bench: one run ---- */
+
+static int cmp_double(const void *a, const void *b)
 {
-	struct sacc_open_opts opts = {0};
-	struct sacc_buf *src = NULL, *dst = NULL;
-	struct sacc_result *res = NULL;
-	struct sacc_op *ops = NULL;
-	struct sacc_dev *dev = NULL, *root = NULL;
-	uint64_t *ts = NULL;
-	struct hist *h = NULL, *eh = NULL;
-	struct sacc_stats st;
-	struct bench_cfg c;
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+void bench_spread(double *v, unsigned int n, double out[3])
+{
+	if (!n) {
+		out[0] = out[1] = out[2] = 0;
+		return;
+	}
+	qsort(v, n, sizeof(*v), cmp_double);
+	out[0] = v[0];
+	out[1] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	out[2] = v[n - 1];
+}
+
+/* The figures of one run: what --repeat gives the spread of. */
+enum {
+	F_OPS_S,
+	F_MIB_S,
+	F_DB_OP,
+	F_IRQ_OP,
+	F_LAT_AVG,
+	F_LAT_MIN,
+	F_LAT_MAX,
+	F_LAT_P50,
+	F_LAT_P90,
+	F_LAT_P99,
+	F_LAT_P999,
+	F_ENG_AVG,
+	F_ENG_P50,
+	F_ENG_P99,
+	F_SECS,
+	F_OPS,
+	F_FAILED,
+	NFIG
+};
+
+static const struct figdesc {
+	const char *group; /* JSON object it is in, NULL: top level */
+	const char *key;
+	const char *label; /* human output */
+	double scale;	   /* human output: value * scale */
+	const char *fmt;   /* JSON */
+} figs[NFIG] = {
+    [F_OPS_S] = {NULL, "ops_per_sec", "ops/s", 1, "%.1f"},
+    [F_MIB_S] = {NULL, "mib_per_sec", "MiB/s", 1, "%.3f"},
+    [F_DB_OP] = {NULL, "doorbells_per_op", "doorbells per op", 1, "%.4f"},
+    [F_IRQ_OP] = {NULL, "interrupts_per_op", "interrupts per op", 1,
+		  "%.4f"},
+    [F_LAT_AVG] = {"lat_ns", "avg", "latency avg (us)", 1e-3, "%.1f"},
+    [F_LAT_MIN] = {"lat_ns", "min", "latency min (us)", 1e-3, "%.0f"},
+    [F_LAT_MAX] = {"lat_ns", "max", "latency max (us)", 1e-3, "%.0f"},
+    [F_LAT_P50] = {"lat_ns", "p50", "latency p50 (us)", 1e-3, "%.0f"},
+    [F_LAT_P90] = {"lat_ns", "p90", "latency p90 (us)", 1e-3, "%.0f"},
+    [F_LAT_P99] = {"lat_ns", "p99", "latency p99 (us)", 1e-3, "%.0f"},
+    [F_LAT_P999] = {"lat_ns", "p999", "latency p99.9 (us)", 1e-3, "%.0f"},
+    [F_ENG_AVG] = {"engine_ns", "avg", "engine avg (us)", 1e-3, "%.1f"},
+    [F_ENG_P50] = {"engine_ns", "p50", "engine p50 (us)", 1e-3, "%.0f"},
+    [F_ENG_P99] = {"engine_ns", "p99", "engine p99 (us)", 1e-3, "%.0f"},
+    [F_SECS] = {NULL, "seconds", "seconds", 1, "%.3f"},
+    [F_OPS] = {NULL, "ops", "operations", 1, "%.0f"},
+    [F_FAILED] = {NULL, "failed", "failed", 1, "%.0f"},
+};
+
+struct bench_run {
+	struct sacc_dev *dev;
+	struct sacc_buf *src, *dst;
+	struct sacc_op *ops;
+	struct sacc_result *res;
+	uint64_t *ts;
+	struct hist *h, *eh;
+	uint32_t entries;
+	bool data;
+};
+
+/* One timed run on @b's handle: the figures into @f; 0 or 1. */
+static int run_once(const struct bench_cfg *c, struct bench_run *b,
+		    double f[NFIG])
+{
+	struct sacc_dev *dev = b->dev;
+	struct hist *h = b->h, *eh = b->eh;
 	uint64_t t0, t1, end, now, last_progress, seq = 0, inflight = 0;
 	uint64_t failed = 0;
-	double secs, ops_s, mib_s, mc, ratio, db_op, irq_op;
-	uint32_t entries, i;
-	char sz[32], label[96];
-	bool data;
-	int rc, r;
+	struct sacc_stats st;
+	double secs, ops_s;
+	uint32_t i, entries = b->entries;
+	int r;
 
-	rc = parse_bench_args(argc, argv, &c);
-	if (rc)
-		return rc < 0 ? EXIT_OK : rc;
-	data = c.a.op != SACC_OP_NOP;
-	entries = ring_for(c.qd);
-	opts.sq_entries = entries;
-	opts.doorbell = c.a.doorbell;
-	if (c.nsweep)
-		opts.sq_entries = 4096; /* 31 inline writes of 4 KiB */
-	if (open_handle(c.bdf, &opts, &root, &dev))
-		return EXIT_FAIL;
-	if (c.nsweep || c.chain || c.channels > 1) {
-		rc = c.nsweep  ? bench_sweep(&c, dev)
-		     : c.chain ? bench_chain(&c, dev)
-			       : bench_channels(&c, root, dev);
-		sacc_close(root);
-		return rc;
-	}
-	rc = EXIT_FAIL;
-	ops = calloc(c.a.batch, sizeof(*ops));
-	res = calloc(entries, sizeof(*res));
-	ts = calloc(entries, sizeof(*ts));
-	h = calloc(1, sizeof(*h));
-	eh = calloc(1, sizeof(*eh));
-	if (!ops || !res || !ts || !h || !eh) {
-		fail("out of memory");
-		goto out;
-	}
-	if (data) {
-		if (sacc_buf_alloc(dev, c.a.size, SACC_DMA_TO_DEVICE,
-				   "bench src", &src) ||
-		    sacc_buf_alloc(dev, c.a.size, SACC_DMA_FROM_DEVICE,
-				   "bench dst", &dst)) {
-			fail("%s", sacc_errmsg(dev));
-			goto out;
-		}
-		fill_pattern(sacc_buf_va(src), c.a.size, 7);
-	}
-	for (i = 0; i < c.a.batch; i++)
-		ops[i] = (struct sacc_op){
-		    .opcode = c.a.op,
-		    .flags = c.irq ? SACC_OPF_IRQ : 0,
-		    .len = data ? (uint32_t)c.a.size : 0,
-		    .src = c.a.op == SACC_OP_WRITE_INLINE ? NULL : src,
-		    .dst = dst,
-		    .data = c.a.op == SACC_OP_WRITE_INLINE ? sacc_buf_va(src)
-							   : NULL,
-		};
+	memset(h, 0, sizeof(*h));
+	memset(eh, 0, sizeof(*eh));
 	sacc_stats_clear(dev);
 	t0 = now_ns();
-	end = t0 + (uint64_t)(c.seconds * 1e9);
+	end = t0 + (uint64_t)(c->seconds * 1e9);
 	last_progress = t0;
 	now = t0;
 	for (;;) {
 		bool submitting = now < end;
 
-		while (submitting && inflight + c.a.batch <= c.qd) {
-			for (i = 0; i < c.a.batch; i++)
-				ops[i].cookie = (seq + i) % entries;
+		while (submitting && inflight + c->a.batch <= c->qd) {
+			for (i = 0; i < c->a.batch; i++)
+				b->ops[i].cookie = (seq + i) % entries;
 			now = now_ns();
-			r = sacc_submit(dev, ops, (unsigned int)c.a.batch);
-			if (r < 0) {
-				fail("%s", sacc_errmsg(dev));
-				goto out;
-			}
+			r = sacc_submit(dev, b->ops, (unsigned int)c->a.batch);
+			if (r < 0)
+				return fail("%s", sacc_errmsg(dev));
 			for (i = 0; i < (uint32_t)r; i++)
-				ts[(seq + i) % entries] = now;
+				b->ts[(seq + i) % entries] = now;
 			seq += (uint64_t)r;
 			inflight += (uint64_t)r;
-			if ((uint64_t)r < c.a.batch)
+			if ((uint64_t)r < c->a.batch)
 				break;
 		}
 		if (!submitting && inflight == 0)
 			break;
-		r = sacc_poll(dev, res, entries);
-		if (r < 0) {
-			fail("%s", sacc_errmsg(dev));
-			goto out;
-		}
+		r = sacc_poll(dev, b->res, entries);
+		if (r < 0)
+			return fail("%s", sacc_errmsg(dev));
 		now = now_ns();
 		if (r > 0) {
 			for (i = 0; i < (uint32_t)r; i++) {
-				h_add(h, now - ts[res[i].cookie]);
-				h_add(eh, res[i].engine_ns);
-				if (res[i].status != SACC_STS_OK) {
+				const struct sacc_result *x = &b->res[i];
+
+				h_add(h, now - b->ts[x->cookie]);
+				h_add(eh, x->engine_ns);
+				if (x->status != SACC_STS_OK) {
 					if (failed < 5)
 						fprintf(stderr,
 							"saccctl: req_id %u: "
 							"status %u (%s)\n",
-							res[i].req_id,
-							res[i].status,
+							x->req_id, x->status,
 							sacc_status_str(
-							    res[i].status));
+							    x->status));
 					failed++;
 				}
 			}
@@ -349,138 +466,329 @@ int cmd_bench(int argc, char **argv)
 		}
 		if (now - last_progress > STALL_NS) {
 			r = sacc_check(dev);
-			fail("%s: no completion for %llu s with %llu "
-			     "operations in flight%s%s",
-			     c.bdf, STALL_NS / 1000000000ull,
-			     (unsigned long long)inflight, r ? ": " : "",
-			     r ? sacc_errmsg(dev) : "");
-			goto out;
+			return fail("%s: no completion for %llu s with %llu "
+				    "operations in flight%s%s",
+				    c->bdf, STALL_NS / 1000000000ull,
+				    (unsigned long long)inflight,
+				    r ? ": " : "", r ? sacc_errmsg(dev) : "");
 		}
-		if (c.irq && inflight) {
+		if (c->irq && inflight) {
 			r = sacc_wait(dev, 100);
-			if (r < 0) {
-				fail("%s", sacc_errmsg(dev));
-				goto out;
-			}
+			if (r < 0)
+				return fail("%s", sacc_errmsg(dev));
 			now = now_ns();
 		}
 	}
 	t1 = now_ns();
 	sacc_stats(dev, &st);
-
 	secs = (double)(t1 - t0) / 1e9;
 	ops_s = (double)h->n / secs;
-	mib_s = data ? ops_s * (double)c.a.size / (1024.0 * 1024.0) : 0;
-	db_op = st.submitted ? (double)st.doorbells / (double)st.submitted : 0;
-	irq_op =
+	f[F_SECS] = secs;
+	f[F_OPS] = (double)h->n;
+	f[F_FAILED] = (double)failed;
+	f[F_OPS_S] = ops_s;
+	f[F_MIB_S] =
+	    b->data ? ops_s * (double)c->a.size / (1024.0 * 1024.0) : 0;
+	f[F_DB_OP] =
+	    st.submitted ? (double)st.doorbells / (double)st.submitted : 0;
+	f[F_IRQ_OP] =
 	    st.submitted ? (double)st.interrupts / (double)st.submitted : 0;
-	mc = memcpy_mib_s(c.a.size, c.seconds / 4 > 0.5 ? 0.5 : c.seconds / 4);
-	ratio = data && mc > 0 ? mib_s / mc : 0;
-
-	if (c.json) {
-		struct json_object *o = jobj(), *lat = jobj(), *eng = jobj();
-
-		jset_str(o, "bdf", c.bdf);
-		jset_str(o, "op", sacc_opcode_str(c.a.op));
-		jset_u64(o, "size", data ? c.a.size : 0);
-		jset_u64(o, "batch", c.a.batch);
-		jset_u64(o, "queue_depth", c.qd);
-		jset_str(o, "doorbell", doorbell_name(c.a.doorbell));
-		jset_bool(o, "irq", c.irq);
-		jset_double(o, "seconds", secs, "%.3f");
-		jset_u64(o, "ops", h->n);
-		jset_u64(o, "failed", failed);
-		jset_double(o, "ops_per_sec", ops_s, "%.1f");
-		jset_double(o, "mib_per_sec", mib_s, "%.3f");
-		jset_double(o, "doorbells_per_op", db_op, "%.4f");
-		jset_double(o, "interrupts_per_op", irq_op, "%.4f");
-		jset_double(lat, "avg",
-			    h->n ? (double)h->sum / (double)h->n : 0.0, "%.1f");
-		jset_u64(lat, "min", h->min);
-		jset_u64(lat, "max", h->max);
-		jset_u64(lat, "p50", h_pct(h, 0.50));
-		jset_u64(lat, "p90", h_pct(h, 0.90));
-		jset_u64(lat, "p99", h_pct(h, 0.99));
-		jset_u64(lat, "p999", h_pct(h, 0.999));
-		jset(o, "lat_ns", lat);
-		/* the device's own time per op (CQE engine time, MODE.V3) */
-		jset_double(eng, "avg",
-			    eh->n ? (double)eh->sum / (double)eh->n : 0.0,
-			    "%.1f");
-		jset_u64(eng, "p50", h_pct(eh, 0.50));
-		jset_u64(eng, "p99", h_pct(eh, 0.99));
-		jset(o, "engine_ns", eng);
-		jset_u64(o, "memcpy_size", c.a.size);
-		jset_double(o, "memcpy_mib_per_sec", mc, "%.1f");
-		if (data)
-			jset_double(o, "device_vs_memcpy", ratio, "%.6f");
-		else
-			jset_null(o, "device_vs_memcpy");
-		if (jprint(o, JSON_SPACED))
-			goto out; /* rc is EXIT_FAIL */
-	} else {
-		snprintf(label, sizeof(label), "%s %s%s%s", c.bdf,
-			 sacc_opcode_str(c.a.op), data ? " " : "",
-			 data ? sacc_fmt_bytes(c.a.size, sz, sizeof(sz)) : "");
-		printf("SACC bench: %s, batch %llu, queue depth %llu, %s "
-		       "doorbell, %s, %.1f s\n\n",
-		       label, (unsigned long long)c.a.batch,
-		       (unsigned long long)c.qd, doorbell_name(c.a.doorbell),
-		       c.irq ? "interrupts" : "polling", c.seconds);
-		printf(
-		    "========================================================"
-		    "================================\n");
-		printf("%-31s   %11s %10s %32s\n", "", "", "", "Latency(us)");
-		printf("%-31s : %11s %10s %10s %10s %10s\n",
-		       "Device Information", "ops/s", "MiB/s", "Average", "min",
-		       "max");
-		printf("%-31s : %11.2f %10.2f %10.2f %10.2f %10.2f\n", label,
-		       ops_s, mib_s,
-		       h->n ? (double)h->sum / (double)h->n / 1e3 : 0.0,
-		       (double)h->min / 1e3, (double)h->max / 1e3);
-		printf(
-		    "========================================================"
-		    "================================\n\n");
-		printf("Summary latency data for %s:\n", label);
-		printf(
-		    "========================================================"
-		    "=========================\n");
-		printf("%15.5f%% : %12.3fus\n", 50.0,
-		       (double)h_pct(h, 0.50) / 1e3);
-		printf("%15.5f%% : %12.3fus\n", 90.0,
-		       (double)h_pct(h, 0.90) / 1e3);
-		printf("%15.5f%% : %12.3fus\n", 99.0,
-		       (double)h_pct(h, 0.99) / 1e3);
-		printf("%15.5f%% : %12.3fus\n\n", 99.9,
-		       (double)h_pct(h, 0.999) / 1e3);
-		printf("operations           %llu (%llu failed)\n",
-		       (unsigned long long)h->n, (unsigned long long)failed);
-		printf("doorbells per op     %.3f\n", db_op);
-		printf("interrupts per op    %.3f\n", irq_op);
-		printf("engine time (device) %.3fus avg, %.3fus p50, %.3fus "
-		       "p99\n",
-		       eh->n ? (double)eh->sum / (double)eh->n / 1e3 : 0.0,
-		       (double)h_pct(eh, 0.50) / 1e3,
-		       (double)h_pct(eh, 0.99) / 1e3);
-		printf("guest memcpy() %-6s %.1f MiB/s",
-		       sacc_fmt_bytes(c.a.size, sz, sizeof(sz)), mc);
-		if (data)
-			printf("   (device: %.2f%% of memcpy)\n", ratio * 100);
-		else
-			printf("   (reference only: nop moves no data)\n");
-	}
+	f[F_LAT_AVG] = h->n ? (double)h->sum / (double)h->n : 0.0;
+	f[F_LAT_MIN] = (double)h->min;
+	f[F_LAT_MAX] = (double)h->max;
+	f[F_LAT_P50] = (double)h_pct(h, 0.50);
+	f[F_LAT_P90] = (double)h_pct(h, 0.90);
+	f[F_LAT_P99] = (double)h_pct(h, 0.99);
+	f[F_LAT_P999] = (double)h_pct(h, 0.999);
+	f[F_ENG_AVG] = eh->n ? (double)eh->sum / (double)eh->n : 0.0;
+	f[F_ENG_P50] = (double)h_pct(eh, 0.50);
+	f[F_ENG_P99] = (double)h_pct(eh, 0.99);
 	if (failed) {
 		fail("%llu of %llu operations completed with an error status",
 		     (unsigned long long)failed, (unsigned long long)h->n);
+		return EXIT_FAIL;
+	}
+	return 0;
+}
+
+/* The bench's settings, first in every --json object. */
+static void json_head(struct json_object *o, const struct bench_cfg *c,
+		      bool data)
+{
+	jset_str(o, "bdf", c->bdf);
+	jset_str(o, "op", sacc_opcode_str(c->a.op));
+	jset_u64(o, "size", data ? c->a.size : 0);
+	jset_u64(o, "batch", c->a.batch);
+	jset_u64(o, "queue_depth", c->qd);
+	jset_str(o, "doorbell", doorbell_name(c->a.doorbell));
+	jset_bool(o, "irq", c->irq);
+}
+
+/* One run as bench --json has always printed it (@o: json_head()). */
+static void json_run(struct json_object *o, const double f[NFIG],
+		     const struct bench_cfg *c, bool data, double mc)
+{
+	struct json_object *lat = jobj(), *eng = jobj();
+
+	jset_double(o, "seconds", f[F_SECS], "%.3f");
+	jset_u64(o, "ops", (uint64_t)f[F_OPS]);
+	jset_u64(o, "failed", (uint64_t)f[F_FAILED]);
+	jset_double(o, "ops_per_sec", f[F_OPS_S], "%.1f");
+	jset_double(o, "mib_per_sec", f[F_MIB_S], "%.3f");
+	jset_double(o, "doorbells_per_op", f[F_DB_OP], "%.4f");
+	jset_double(o, "interrupts_per_op", f[F_IRQ_OP], "%.4f");
+	jset_double(lat, "avg", f[F_LAT_AVG], "%.1f");
+	jset_u64(lat, "min", (uint64_t)f[F_LAT_MIN]);
+	jset_u64(lat, "max", (uint64_t)f[F_LAT_MAX]);
+	jset_u64(lat, "p50", (uint64_t)f[F_LAT_P50]);
+	jset_u64(lat, "p90", (uint64_t)f[F_LAT_P90]);
+	jset_u64(lat, "p99", (uint64_t)f[F_LAT_P99]);
+	jset_u64(lat, "p999", (uint64_t)f[F_LAT_P999]);
+	jset(o, "lat_ns", lat);
+	/* the device's own time per op (CQE engine time, MODE.V3) */
+	jset_double(eng, "avg", f[F_ENG_AVG], "%.1f");
+	jset_u64(eng, "p50", (uint64_t)f[F_ENG_P50]);
+	jset_u64(eng, "p99", (uint64_t)f[F_ENG_P99]);
+	jset(o, "engine_ns", eng);
+	jset_u64(o, "memcpy_size", c->a.size);
+	jset_double(o, "memcpy_mib_per_sec", mc, "%.1f");
+	if (data)
+		jset_double(o, "device_vs_memcpy",
+			    mc > 0 ? f[F_MIB_S] / mc : 0, "%.6f");
+	else
+		jset_null(o, "device_vs_memcpy");
+}
+
+static void print_run(const double f[NFIG], const struct bench_cfg *c,
+		      bool data, double mc, const char *label)
+{
+	char sz[32];
+
+	printf("========================================================"
+	       "================================\n");
+	printf("%-31s   %11s %10s %32s\n", "", "", "", "Latency(us)");
+	printf("%-31s : %11s %10s %10s %10s %10s\n", "Device Information",
+	       "ops/s", "MiB/s", "Average", "min", "max");
+	printf("%-31s : %11.2f %10.2f %10.2f %10.2f %10.2f\n", label,
+	       f[F_OPS_S], f[F_MIB_S], f[F_LAT_AVG] / 1e3, f[F_LAT_MIN] / 1e3,
+	       f[F_LAT_MAX] / 1e3);
+	printf("========================================================"
+	       "================================\n\n");
+	printf("Summary latency data for %s:\n", label);
+	printf("========================================================"
+	       "=========================\n");
+	printf("%15.5f%% : %12.3fus\n", 50.0, f[F_LAT_P50] / 1e3);
+	printf("%15.5f%% : %12.3fus\n", 90.0, f[F_LAT_P90] / 1e3);
+	printf("%15.5f%% : %12.3fus\n", 99.0, f[F_LAT_P99] / 1e3);
+	printf("%15.5f%% : %12.3fus\n\n", 99.9, f[F_LAT_P999] / 1e3);
+	printf("operations           %llu (%llu failed)\n",
+	       (unsigned long long)f[F_OPS], (unsigned long long)f[F_FAILED]);
+	printf("doorbells per op     %.3f\n", f[F_DB_OP]);
+	printf("interrupts per op    %.3f\n", f[F_IRQ_OP]);
+	printf("engine time (device) %.3fus avg, %.3fus p50, %.3fus p99\n",
+	       f[F_ENG_AVG] / 1e3, f[F_ENG_P50] / 1e3, f[F_ENG_P99] / 1e3);
+	printf("guest memcpy() %-6s %.1f MiB/s",
+	       sacc_fmt_bytes(c->a.size, sz, sizeof(sz)), mc);
+	if (data)
+		printf("   (device: %.2f%% of memcpy)\n",
+		       mc > 0 ? f[F_MIB_S] / mc * 100 : 0);
+	else
+		printf("   (reference only: nop moves no data)\n");
+}
+
+/* --repeat N: every figure's min / median / max over the runs. */
+static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c,
+			bool data, double mc, const char *label)
+{
+	double v[BENCH_REPEAT_MAX], s[3];
+	unsigned int n = c->repeat;
+	static const int shown[] = {
+	    F_OPS_S,	F_MIB_S,   F_LAT_AVG, F_LAT_MIN, F_LAT_P50,
+	    F_LAT_P90,	F_LAT_P99, F_LAT_P999, F_LAT_MAX, F_ENG_AVG,
+	    F_ENG_P50,	F_ENG_P99, F_DB_OP,   F_IRQ_OP,	F_OPS};
+
+	if (c->json) {
+		struct json_object *o = jobj(), *runs = jarr();
+		struct json_object *grp[2] = {jobj(), jobj()};
+
+		json_head(o, c, data);
+		jset_u64(o, "repeat", n);
+		for (int k = 0; k < NFIG; k++) {
+			struct json_object *m = jobj(), *dst = o;
+
+			for (unsigned int r = 0; r < n; r++)
+				v[r] = f[r][k];
+			bench_spread(v, n, s);
+			jset_double(m, "min", s[0], figs[k].fmt);
+			jset_double(m, "median", s[1], figs[k].fmt);
+			jset_double(m, "max", s[2], figs[k].fmt);
+			if (figs[k].group)
+				dst = grp[!strcmp(figs[k].group, "lat_ns")
+					      ? 0
+					      : 1];
+			jset(dst, figs[k].key, m);
+		}
+		jset(o, "lat_ns", grp[0]);
+		jset(o, "engine_ns", grp[1]);
+		jset_u64(o, "memcpy_size", c->a.size);
+		jset_double(o, "memcpy_mib_per_sec", mc, "%.1f");
+		for (unsigned int r = 0; r < n; r++) {
+			struct json_object *e = jobj();
+
+			json_run(e, f[r], c, data, mc);
+			jpush(runs, e);
+		}
+		jset(o, "runs", runs);
+		return jprint(o, JSON_SPACED);
+	}
+	printf("%d runs of %.1f s each: min / median / max over the runs\n\n",
+	       n, c->seconds);
+	printf("%-22s %14s %14s %14s\n", label, "min", "median", "max");
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		int k = shown[i];
+
+		for (unsigned int r = 0; r < n; r++)
+			v[r] = f[r][k] * figs[k].scale;
+		bench_spread(v, n, s);
+		printf("%-22s %14.3f %14.3f %14.3f\n", figs[k].label, s[0], s[1],
+		       s[2]);
+	}
+	printf("guest memcpy() %.1f MiB/s (one measurement)\n", mc);
+	return 0;
+}
+
+/* The plain bench: QD ops in flight for S seconds, --repeat times. */
+static int bench_plain(struct bench_cfg *c, struct sacc_dev *dev)
+{
+	struct bench_run b = {.dev = dev};
+	double (*f)[NFIG] = calloc(c->repeat, sizeof(*f));
+	double mc;
+	char sz[32], label[96];
+	int rc = EXIT_FAIL;
+
+	b.data = c->a.op != SACC_OP_NOP;
+	b.entries = sacc_dev_sq_entries(dev);
+	b.ops = calloc(c->a.batch, sizeof(*b.ops));
+	b.res = calloc(b.entries, sizeof(*b.res));
+	b.ts = calloc(b.entries, sizeof(*b.ts));
+	b.h = calloc(1, sizeof(*b.h));
+	b.eh = calloc(1, sizeof(*b.eh));
+	if (!f || !b.ops || !b.res || !b.ts || !b.h || !b.eh) {
+		fail("out of memory");
 		goto out;
 	}
+	if (b.data) {
+		if (sacc_buf_alloc(dev, c->a.size, SACC_DMA_TO_DEVICE,
+				   "bench src", &b.src) ||
+		    sacc_buf_alloc(dev, c->a.size, SACC_DMA_FROM_DEVICE,
+				   "bench dst", &b.dst)) {
+			fail("%s", sacc_errmsg(dev));
+			goto out;
+		}
+		fill_pattern(sacc_buf_va(b.src), c->a.size, 7);
+	}
+	for (uint32_t i = 0; i < c->a.batch; i++)
+		b.ops[i] = (struct sacc_op){
+		    .opcode = c->a.op,
+		    .flags = c->irq ? SACC_OPF_IRQ : 0,
+		    .len = b.data ? (uint32_t)c->a.size : 0,
+		    .src = c->a.op == SACC_OP_WRITE_INLINE ? NULL : b.src,
+		    .dst = b.dst,
+		    .data = c->a.op == SACC_OP_WRITE_INLINE
+				? sacc_buf_va(b.src)
+				: NULL,
+		};
+	for (unsigned int r = 0; r < c->repeat; r++) {
+		if (run_once(c, &b, f[r]))
+			goto out;
+		/* outside the measured loop: the events, a sync sample */
+		if (bev_drain(&c->ev, dev) || bev_sync(&c->ev, dev))
+			goto out;
+	}
+	mc = memcpy_mib_s(c->a.size,
+			  c->seconds / 4 > 0.5 ? 0.5 : c->seconds / 4);
+	snprintf(label, sizeof(label), "%s %s%s%s", c->bdf,
+		 sacc_opcode_str(c->a.op), b.data ? " " : "",
+		 b.data ? sacc_fmt_bytes(c->a.size, sz, sizeof(sz)) : "");
+	if (c->repeat > 1 && !c->json)
+		printf("SACC bench: %s, batch %llu, queue depth %llu, %s "
+		       "doorbell, %s, %.1f s x %u\n\n",
+		       label, (unsigned long long)c->a.batch,
+		       (unsigned long long)c->qd, doorbell_name(c->a.doorbell),
+		       c->irq ? "interrupts" : "polling", c->seconds,
+		       c->repeat);
+	if (c->repeat > 1) {
+		rc = print_repeat(f, c, b.data, mc, "figure");
+		goto out;
+	}
+	if (c->json) {
+		struct json_object *o = jobj();
+
+		json_head(o, c, b.data);
+		json_run(o, f[0], c, b.data, mc);
+		rc = jprint(o, JSON_SPACED);
+		goto out;
+	}
+	printf("SACC bench: %s, batch %llu, queue depth %llu, %s "
+	       "doorbell, %s, %.1f s\n\n",
+	       label, (unsigned long long)c->a.batch,
+	       (unsigned long long)c->qd, doorbell_name(c->a.doorbell),
+	       c->irq ? "interrupts" : "polling", c->seconds);
+	print_run(f[0], c, b.data, mc, label);
 	rc = EXIT_OK;
 out:
+	sacc_buf_free(b.src);
+	sacc_buf_free(b.dst);
+	free(f);
+	free(b.ops);
+	free(b.res);
+	free(b.ts);
+	free(b.h);
+	free(b.eh);
+	return rc;
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct sacc_open_opts opts = {0};
+	struct sacc_dev *dev = NULL, *root = NULL;
+	const char *events;
+	uint64_t events_max;
+	struct bench_cfg c;
+	int rc;
+
+	rc = parse_bench_args(argc, argv, &c, &events, &events_max);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	opts.sq_entries = ring_for(c.qd);
+	opts.doorbell = c.a.doorbell;
+	if (c.nsweep || c.breakdown)
+		opts.sq_entries = 4096; /* 31 inline writes of 4 KiB */
+	if (events && bev_open(&c.ev, events, (uint32_t)events_max))
+		return EXIT_FAIL;
+	if (open_handle(c.bdf, &opts, &root, &dev)) {
+		bev_close(&c.ev, NULL, 0);
+		return EXIT_FAIL;
+	}
+	rc = EXIT_FAIL;
+	/* a sync sample before anything runs, another after (bev_sync) */
+	if (bev_attach(&c.ev, dev) || bev_sync(&c.ev, dev))
+		goto out;
+	if (c.breakdown)
+		rc = bench_breakdown(&c, dev);
+	else if (c.nsweep)
+		rc = bench_sweep(&c, dev);
+	else if (c.chain)
+		rc = bench_chain(&c, dev);
+	else if (c.channels > 1)
+		rc = bench_channels(&c, root, dev);
+	else
+		rc = bench_plain(&c, dev);
+	if (!rc && (c.nsweep || c.chain || c.channels > 1) && !c.breakdown)
+		rc = bev_drain(&c.ev, dev) || bev_sync(&c.ev, dev);
+out:
+	if (bev_close(&c.ev, &dev, 1) && !rc)
+		rc = EXIT_FAIL;
 	sacc_close(root);
-	free(ops);
-	free(res);
-	free(ts);
-	free(h);
-	free(eh);
 	return rc;
 }

@@ -1,11 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* bench.h - saccctl bench's configuration and its v0.3 modes. */
+/* bench.h - saccctl bench's configuration and its modes. */
 #ifndef SACCCTL_BENCH_H
 #define SACCCTL_BENCH_H
 
 #include "saccctl.h"
 
-#define BENCH_SWEEP_MAX 32
+#define BENCH_SWEEP_MAX	 32
+#define BENCH_REPEAT_MAX 100
+
+/* --events FILE: libsacc's API events and clock-sync samples as JSON
+ * Lines (bench_events.c; docs/telemetry.md).  Every call is a no-op
+ * when f is NULL (no --events). */
+struct bench_events {
+	FILE *f;
+	const char *path;
+	uint32_t capacity;     /* ring per handle (--events-max) */
+	struct sacc_event *buf; /* drain scratch */
+	uint64_t written;      /* event lines */
+	uint64_t syncs;	       /* sync lines */
+	uint64_t drops;	       /* summed over the handles at the end */
+};
 
 struct bench_cfg {
 	const char *bdf;
@@ -16,13 +30,37 @@ struct bench_cfg {
 	unsigned int channels; /* --channels: threads, one channel each */
 	uint64_t chain;	       /* --chain N: 0 = off */
 	uint64_t sweep[BENCH_SWEEP_MAX];
-	unsigned int nsweep; /* --sweep sizes, 0 = off */
+	unsigned int nsweep;   /* --sweep sizes, 0 = off */
+	bool breakdown;	       /* --breakdown (sizes in sweep[] if given) */
+	unsigned int repeat;   /* --repeat N: runs (1 = one run) */
+	struct bench_events ev;
 };
 
 /* bench_modes.c; each prints its report; 0 or 1 */
-int bench_channels(const struct bench_cfg *c, struct sacc_dev *root,
+int bench_channels(struct bench_cfg *c, struct sacc_dev *root,
 		   struct sacc_dev *h0);
 int bench_chain(const struct bench_cfg *c, struct sacc_dev *h);
 int bench_sweep(const struct bench_cfg *c, struct sacc_dev *h);
+
+/* bench_breakdown.c: API time against engine time per size; 0 or 1 */
+int bench_breakdown(struct bench_cfg *c, struct sacc_dev *h);
+
+/* bench_events.c: 0, or fail()'s 1 with the message printed. */
+int bev_open(struct bench_events *e, const char *path, uint32_t capacity);
+/* Turn recording on for handle @h. */
+int bev_attach(struct bench_events *e, struct sacc_dev *h);
+/* Write every event pending in @h's ring. */
+int bev_drain(struct bench_events *e, struct sacc_dev *h);
+/* A clock-sync sample on @h (nothing outstanding), its events drained. */
+int bev_sync(struct bench_events *e, struct sacc_dev *h);
+/* Drain @h, write its drops line, turn its recording off. */
+int bev_finish(struct bench_events *e, struct sacc_dev *h);
+/* bev_finish() each of @hs, close the file, a note on
+ * stderr.  Safe to call when bev_open() was not. */
+int bev_close(struct bench_events *e, struct sacc_dev *const *hs,
+	      unsigned int n);
+
+/* min, median, max of @v[0..n) (sorted in place). */
+void bench_spread(double *v, unsigned int n, double out[3]);
 
 #endif /* SACCCTL_BENCH_H */

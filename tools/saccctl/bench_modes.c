@@ -3,7 +3,8 @@
  * bench_modes.c - saccctl bench's v0.3 modes: --channels N (one thread
  * and one channel each), --chain N (one prepared chain launch against N
  * single submissions) and --sweep (inline vs DMA writes, or MEMCPY, per
- * size, one operation in flight).
+ * size, one operation in flight).  --events records on every channel;
+ * the rings are drained after the threads are joined.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -110,7 +111,7 @@ static void *chan_thread(void *arg)
 	return NULL;
 }
 
-int bench_channels(const struct bench_cfg *c, struct sacc_dev *root,
+int bench_channels(struct bench_cfg *c, struct sacc_dev *root,
 		   struct sacc_dev *h0)
 {
 	struct sacc_open_opts o = {.doorbell = c->a.doorbell};
@@ -134,6 +135,8 @@ int bench_channels(const struct bench_cfg *c, struct sacc_dev *root,
 			fail("%s", sacc_errmsg(root));
 			goto out;
 		}
+		if (k && bev_attach(&c->ev, j[k].h))
+			goto out;
 		if (sacc_buf_alloc(j[k].h, len, SACC_DMA_TO_DEVICE, "src",
 				   &j[k].src) ||
 		    sacc_buf_alloc(j[k].h, len, SACC_DMA_FROM_DEVICE, "dst",
@@ -147,6 +150,10 @@ int bench_channels(const struct bench_cfg *c, struct sacc_dev *root,
 		pthread_create(&t[k], NULL, chan_thread, &j[k]);
 	for (k = 0; k < c->channels; k++)
 		pthread_join(t[k], NULL);
+	/* channel 0's (or the first token channel's) events: cmd_bench */
+	for (k = 1; k < c->channels; k++)
+		if (bev_finish(&c->ev, j[k].h))
+			goto out;
 	for (k = 0; k < c->channels; k++) {
 		double r = (double)j[k].ops / (j[k].secs ? j[k].secs : 1);
 

@@ -104,7 +104,7 @@ void jpush(struct json_object *a, struct json_object *v)
 	}
 }
 
-int jprint(struct json_object *o, int flags)
+int jfprint(FILE *f, struct json_object *o, int flags)
 {
 	const char *s =
 	    o && !json_failed ? json_object_to_json_string_ext(o, flags) : NULL;
@@ -112,9 +112,18 @@ int jprint(struct json_object *o, int flags)
 
 	if (!s)
 		rc = fail("out of memory building the JSON output");
-	else if (puts(s) == EOF || fflush(stdout))
+	else if (fputs(s, f) == EOF || fputc('\n', f) == EOF)
 		rc = fail("writing the output failed");
 	json_object_put(o);
 	json_failed = false;
+	return rc;
+}
+
+int jprint(struct json_object *o, int flags)
+{
+	int rc = jfprint(stdout, o, flags);
+
+	if (!rc && fflush(stdout))
+		rc = fail("writing the output failed");
 	return rc;
 }

@@ -134,6 +134,8 @@ void jpush(struct json_object *a, struct json_object *v);
 /* Print @o in @flags' style and a newline to stdout, and release it.
  * EXIT_OK, or fail()'s EXIT_FAIL after a failed allocation or write. */
 int jprint(struct json_object *o, int flags);
+/* The same to @f (not flushed): one line of a JSON Lines file. */
+int jfprint(FILE *f, struct json_object *o, int flags);
 
 /* CLOCK_MONOTONIC in ns (iommu/'s clock, so journal times agree). */
 static inline uint64_t now_ns(void)
