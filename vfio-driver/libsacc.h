@@ -486,12 +486,12 @@ void sacc_stats_clear(struct sacc_dev *dev);
  * kernel's ktime_get_ns()), so "API time" (submit to reap) can be set
  * against the device's own engine time (sacc_result.engine_ns):
  *   SACC_EV_SUBMIT    one per operation handed to the device (req_id,
- *                     opcode, length); t_ns: when libsacc starts
- *                     writing the batch's descriptors, after checking
- *                     them (one clock read for the batch);
+ *                     opcode, length), then
  *   SACC_EV_DOORBELL  one per doorbell (tail: the new SQ tail, count:
- *                     operations it covers); t_ns: just before the
- *                     doorbell write;
+ *                     operations it covers); the batch's descriptors
+ *                     are written, and the submit and doorbell events
+ *                     share one clock read just before the doorbell
+ *                     write (t_ns);
  *   SACC_EV_REAP      one per completion reaped (req_id, status,
  *                     engine_ns); t_ns: when sacc_poll() first saw the
  *                     batch it belongs to (one clock read per batch).

@@ -43,7 +43,7 @@ enum {
 	B_REST,	  /* API p50 - engine p50 */
 	B_SHARE,  /* B_REST / API p50 */
 	B_REST_OP, /* p50 over the ops of (API - engine) */
-	B_POLLS,  /* sacc_poll() calls per op */
+	B_POLLS,  /* sacc_poll() calls per op, p50 */
 	NB
 };
 
@@ -60,7 +60,7 @@ static const struct {
     [B_REST] = {"rest_ns", "%.0f"},
     [B_SHARE] = {"rest_share", "%.4f"},
     [B_REST_OP] = {"rest_ns_p50_per_op", "%.0f"},
-    [B_POLLS] = {"polls_per_op", "%.1f"},
+    [B_POLLS] = {"polls_per_op_p50", "%.0f"},
 };
 
 struct row {
@@ -69,8 +69,7 @@ struct row {
 };
 
 struct acc {
-	struct hist api, sub, eng, rest;
-	uint64_t polls;
+	struct hist api, sub, eng, rest, polls;
 };
 
 struct bd {
@@ -125,7 +124,7 @@ static int one_op(struct bd *b, const struct sacc_op *op, struct acc *a)
 	h_add(&a->sub, t1 - t0);
 	h_add(&a->eng, res.engine_ns);
 	h_add(&a->rest, api > res.engine_ns ? api - res.engine_ns : 0);
-	a->polls += polls;
+	h_add(&a->polls, polls);
 	return 0;
 }
 
@@ -166,7 +165,7 @@ static int run_row(struct bd *b, unsigned int i, double per_row,
 	f[B_REST] = api50 > eng50 ? (double)(api50 - eng50) : 0;
 	f[B_SHARE] = api50 ? f[B_REST] / (double)api50 : 0;
 	f[B_REST_OP] = (double)h_pct(&a->rest, 0.5);
-	f[B_POLLS] = (double)a->polls / (double)a->api.n;
+	f[B_POLLS] = (double)h_pct(&a->polls, 0.5);
 	return 0;
 }
 
@@ -260,12 +259,12 @@ static void print_table(struct bd *b)
 	if (c->repeat == 1) {
 		printf("%8s %-7s %7s %11s %10s %10s %10s %7s %9s\n", "size",
 		       "path", "ops", "API p50 us", "submit us", "engine us",
-		       "rest us", "rest %", "polls/op");
+		       "rest us", "rest %", "polls p50");
 		for (unsigned int i = 0; i < b->nrows; i++) {
 			const double *f = b->f[0][i];
 
 			printf("%8s %-7s %7.0f %11.2f %10.2f %10.2f %10.2f "
-			       "%6.1f%% %9.1f\n",
+			       "%6.1f%% %9.0f\n",
 			       b->rows[i].size ? sacc_fmt_bytes(b->rows[i].size,
 								sz, sizeof(sz))
 					       : "-",
@@ -309,7 +308,8 @@ int bench_breakdown(struct bench_cfg *c, struct sacc_dev *h)
 	unsigned int nsizes = c->nsweep ? c->nsweep
 					: sizeof(default_sizes) /
 					      sizeof(default_sizes[0]);
-	bool tty = isatty(STDERR_FILENO);
+	/* progress only when it is slow and someone watches */
+	bool tty = isatty(STDERR_FILENO) && c->seconds * c->repeat >= 10;
 	double per_row;
 	int rc = EXIT_FAIL;
 	char sz[32];
