@@ -9,7 +9,8 @@
  * One reader may drain it from another thread meanwhile (it publishes
  * tail the same way).  A full ring drops the new event and counts it,
  * like perf's ring buffer: what was recorded stays intact and the loss
- * is never silent.  Off (dev->ev NULL), the hot path pays one branch.
+ * is never silent.  Off or paused (dev->ev NULL; the ring itself is
+ * dev->ev_ring), the hot path pays one branch.
  */
 #include <errno.h>
 #include <endian.h>
@@ -156,24 +157,40 @@ int sacc_events_enable(struct sacc_dev *dev, uint32_t capacity)
 			    "%u events (%zu bytes each); ask for "
 			    "fewer",
 			    cap, sizeof(r->ev[0]));
-		memset(r, 0, sizeof(*r));
+		/* every page touched now, not by the hot path's first
+		 * lap (a page fault is dear, under TCG more so) */
+		memset(r, 0, sizeof(*r) + (size_t)cap * sizeof(r->ev[0]));
 		r->mask = cap - 1;
 	}
 	sacc_events_free(dev);
-	dev->ev = r;
+	dev->ev = dev->ev_ring = r;
+	return 0;
+}
+
+int sacc_events_pause(struct sacc_dev *dev, bool paused)
+{
+	if (!dev)
+		return sacc_seterr(NULL, EINVAL,
+				   "sacc_events_pause: dev is NULL");
+	if (!dev->ev_ring)
+		return sacc_seterr(dev, ENOENT,
+				   "sacc_events_pause: recording is off on %s "
+				   "channel %u; sacc_events_enable() first",
+				   dev->bdf, dev->chan);
+	dev->ev = paused ? NULL : dev->ev_ring;
 	return 0;
 }
 
 void sacc_events_free(struct sacc_dev *dev)
 {
-	free(dev->ev);
-	dev->ev = NULL;
+	free(dev->ev_ring);
+	dev->ev = dev->ev_ring = NULL;
 }
 
 unsigned int sacc_events_read(struct sacc_dev *dev, struct sacc_event *out,
 			      unsigned int max)
 {
-	struct sacc_evring *r = dev ? dev->ev : NULL;
+	struct sacc_evring *r = dev ? dev->ev_ring : NULL;
 	uint64_t h, t;
 	unsigned int n = 0;
 
@@ -190,19 +207,19 @@ unsigned int sacc_events_read(struct sacc_dev *dev, struct sacc_event *out,
 
 uint64_t sacc_events_drops(const struct sacc_dev *dev)
 {
-	return dev && dev->ev
-		   ? __atomic_load_n(&dev->ev->drops, __ATOMIC_RELAXED)
+	return dev && dev->ev_ring
+		   ? __atomic_load_n(&dev->ev_ring->drops, __ATOMIC_RELAXED)
 		   : 0;
 }
 
 uint32_t sacc_events_capacity(const struct sacc_dev *dev)
 {
-	return dev && dev->ev ? dev->ev->mask + 1 : 0;
+	return dev && dev->ev_ring ? dev->ev_ring->mask + 1 : 0;
 }
 
 uint32_t sacc_events_pending(const struct sacc_dev *dev)
 {
-	const struct sacc_evring *r = dev ? dev->ev : NULL;
+	const struct sacc_evring *r = dev ? dev->ev_ring : NULL;
 
 	if (!r)
 		return 0;

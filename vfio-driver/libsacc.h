@@ -538,6 +538,9 @@ struct sacc_event {
  * discarded.  -EINVAL, -ENOMEM.
  */
 int sacc_events_enable(struct sacc_dev *dev, uint32_t capacity);
+/* Stop (@paused) or resume recording into the ring, which keeps its
+ * events and drop count; -ENOENT if recording is off. */
+int sacc_events_pause(struct sacc_dev *dev, bool paused);
 /* Copy up to @max of the oldest events not read yet into @out, oldest
  * first, and free their room.  Returns how many (0: none, or off). */
 unsigned int sacc_events_read(struct sacc_dev *dev, struct sacc_event *out,

@@ -136,8 +136,10 @@ struct sacc_dev {
 	struct sacc_buf *stage; /* sacc_write() DMA staging, or NULL */
 	size_t stage_pos;
 
-	/* API events (events.c): the ring, NULL while recording is off;
+	/* API events (events.c): the ring (NULL while recording is off)
+	 * and what the hot path records into (NULL while off or paused);
 	 * the clock-sync TIMESTAMP's 8 bytes, allocated at first use. */
+	struct sacc_evring *ev_ring;
 	struct sacc_evring *ev;
 	struct sacc_buf *sync_buf;
 

@@ -1016,6 +1016,7 @@ START_TEST(test_events_record)
 	}
 	/* off again: freed, nothing recorded */
 	ck_assert_int_eq(sacc_events_enable(dev, 0), 0);
+	ck_assert_int_eq(sacc_events_pause(dev, false), -ENOENT);
 	nop_round_trip(dev);
 	ck_assert_uint_eq(sacc_events_read(dev, ev, 64), 0);
 	ck_assert_int_eq(sacc_events_enable(dev, SACC_EVENTS_MAX + 1),
@@ -1067,6 +1068,16 @@ START_TEST(test_events_wrap_drops)
 	ck_assert_uint_eq(ev_drain(dev, ev, 16), 3);
 	ck_assert_uint_eq(ev[0].req_id, last + 3);
 	ck_assert_uint_eq(sacc_events_drops(dev), 2);
+	/* paused: nothing recorded, nothing lost; resumed: recording */
+	ck_assert_int_eq(sacc_events_pause(dev, true), 0);
+	nop_round_trip(dev);
+	ck_assert_uint_eq(sacc_events_pending(dev), 0);
+	ck_assert_uint_eq(sacc_events_capacity(dev), 4);
+	ck_assert_uint_eq(sacc_events_drops(dev), 2);
+	ck_assert_int_eq(sacc_events_pause(dev, false), 0);
+	nop_round_trip(dev);
+	ck_assert_uint_eq(ev_drain(dev, ev, 16), 3);
+	ck_assert_uint_eq(ev[0].req_id, last + 5);
 	/* a new ring starts empty and uncounted */
 	ck_assert_int_eq(sacc_events_enable(dev, 16), 0);
 	ck_assert_uint_eq(sacc_events_drops(dev), 0);

@@ -14,11 +14,11 @@
 struct bench_events {
 	FILE *f;
 	const char *path;
-	uint32_t capacity;     /* ring per handle (--events-max) */
+	uint32_t capacity;	/* ring per handle (--events-max) */
 	struct sacc_event *buf; /* drain scratch */
-	uint64_t written;      /* event lines */
-	uint64_t syncs;	       /* sync lines */
-	uint64_t drops;	       /* summed over the handles at the end */
+	uint64_t written;	/* event lines */
+	uint64_t syncs;		/* sync lines */
+	uint64_t drops;		/* summed over the handles at the end */
 };
 
 struct bench_cfg {
@@ -30,9 +30,9 @@ struct bench_cfg {
 	unsigned int channels; /* --channels: threads, one channel each */
 	uint64_t chain;	       /* --chain N: 0 = off */
 	uint64_t sweep[BENCH_SWEEP_MAX];
-	unsigned int nsweep;   /* --sweep sizes, 0 = off */
-	bool breakdown;	       /* --breakdown (sizes in sweep[] if given) */
-	unsigned int repeat;   /* --repeat N: runs (1 = one run) */
+	unsigned int nsweep; /* --sweep sizes, 0 = off */
+	bool breakdown;	     /* --breakdown (sizes in sweep[] if given) */
+	unsigned int repeat; /* --repeat N: runs (1 = one run) */
 	struct bench_events ev;
 };
 

@@ -22,14 +22,14 @@
 
 #include "bench.h"
 
-#define STALL_NS     (5ull * 1000000000ull)
-#define WARMUP_OPS   3
-#define MIN_OPS	     20
-#define MAX_OPS	     200000
-#define MAX_ROWS     (1 + 2 * BENCH_SWEEP_MAX)
+#define STALL_NS   (5ull * 1000000000ull)
+#define WARMUP_OPS 3
+#define MIN_OPS	   20
+#define MAX_OPS	   200000
+#define MAX_ROWS   (1 + 2 * BENCH_SWEEP_MAX)
 
-static const uint64_t default_sizes[] = {8,	   64,	       512,	  4096,
-					 32768,	   262144,     1048576};
+static const uint64_t default_sizes[] = {8,	64,	512,	4096,
+					 32768, 262144, 1048576};
 
 /* The figures of one row in one run. */
 enum {
@@ -40,10 +40,10 @@ enum {
 	B_SUB_P50,
 	B_ENG_P50,
 	B_ENG_P99,
-	B_REST,	  /* API p50 - engine p50 */
-	B_SHARE,  /* B_REST / API p50 */
+	B_REST,	   /* API p50 - engine p50 */
+	B_SHARE,   /* B_REST / API p50 */
 	B_REST_OP, /* p50 over the ops of (API - engine) */
-	B_POLLS,  /* sacc_poll() calls per op, p50 */
+	B_POLLS,   /* sacc_poll() calls per op, p50 */
 	NB
 };
 
@@ -81,6 +81,8 @@ struct bd {
 	struct acc *acc;
 	double (*f)[MAX_ROWS][NB]; /* [run][row][figure] */
 	double clock_ns, poll_ns;
+	/* event recording's cost: NOP API time p50 with it off and on */
+	uint64_t ev_off_ns, ev_on_ns, ev_ops;
 };
 
 static const char *path_name(uint16_t op)
@@ -128,8 +130,7 @@ static int one_op(struct bd *b, const struct sacc_op *op, struct acc *a)
 	return 0;
 }
 
-static int run_row(struct bd *b, unsigned int i, double per_row,
-		   double f[NB])
+static int run_row(struct bd *b, unsigned int i, double per_row, double f[NB])
 {
 	const struct row *w = &b->rows[i];
 	struct sacc_op op = {.opcode = w->op};
@@ -187,6 +188,51 @@ static void calibrate(struct bd *b)
 	__asm__ volatile("" : : "r"(sink));
 }
 
+/*
+ * What recording API events costs an operation: NOP round trips with
+ * recording paused and on in turn, so the host's noise (other
+ * processes, the emulator's threads) hits both alike; the difference
+ * of the medians.  An op records three events (submit, doorbell, reap)
+ * with two clock reads (one per submit batch, one per reap batch).
+ */
+#define EV_COST_OPS 2000
+
+static int event_cost(struct bd *b)
+{
+	struct sacc_op nop = {.opcode = SACC_OP_NOP};
+	bool own = !sacc_events_capacity(b->h);
+	struct acc *a = calloc(2, sizeof(*a));
+	int rc = EXIT_FAIL;
+
+	if (!a)
+		return fail("out of memory");
+	if (own && sacc_events_enable(b->h, 4 * EV_COST_OPS)) {
+		fail("%s", sacc_errmsg(b->h));
+		goto out;
+	}
+	for (int i = 0; i < 2 * EV_COST_OPS; i++) {
+		sacc_events_pause(b->h, !(i & 1));
+		if (one_op(b, &nop, &a[i & 1]))
+			goto out;
+	}
+	b->ev_off_ns = h_pct(&a[0].api, 0.5);
+	b->ev_on_ns = h_pct(&a[1].api, 0.5);
+	b->ev_ops = a[1].api.n;
+	rc = 0;
+out:
+	sacc_events_pause(b->h, false);
+	if (own)
+		sacc_events_enable(b->h, 0);
+	free(a);
+	return rc;
+}
+
+static double ev_per_op(const struct bd *b)
+{
+	return b->ev_on_ns > b->ev_off_ns ? (double)(b->ev_on_ns - b->ev_off_ns)
+					  : 0;
+}
+
 static void spread(struct bd *b, unsigned int i, int k, double s[3])
 {
 	double v[BENCH_REPEAT_MAX];
@@ -210,6 +256,17 @@ static int print_json(struct bd *b)
 	jset_double(o, "seconds", c->seconds, "%.3f");
 	jset_double(o, "clock_read_ns", b->clock_ns, "%.1f");
 	jset_double(o, "empty_poll_ns", b->poll_ns, "%.1f");
+	{
+		struct json_object *e = jobj();
+
+		jset_u64(e, "ops", b->ev_ops);
+		jset_u64(e, "nop_api_ns_p50_off", b->ev_off_ns);
+		jset_u64(e, "nop_api_ns_p50_on", b->ev_on_ns);
+		jset_u64(e, "events_per_op", 3);
+		jset_double(e, "ns_per_op", ev_per_op(b), "%.0f");
+		jset_double(e, "ns_per_event", ev_per_op(b) / 3, "%.0f");
+		jset(o, "event_recording", e);
+	}
 	for (unsigned int i = 0; i < b->nrows; i++) {
 		struct json_object *e = jobj();
 
@@ -299,15 +356,21 @@ static void print_table(struct bd *b)
 	printf("\nguest clock read (CLOCK_MONOTONIC) %.0f ns; empty "
 	       "sacc_poll() %.0f ns\n",
 	       b->clock_ns, b->poll_ns);
+	printf("event recording: NOP API p50 %.2f us off, %.2f us on: %.0f ns "
+	       "per op,\n                 %.0f ns per event (3 events and 2 "
+	       "clock reads an op;\n                 %llu ops each way, in "
+	       "turn)\n",
+	       (double)b->ev_off_ns / 1e3, (double)b->ev_on_ns / 1e3,
+	       ev_per_op(b), ev_per_op(b) / 3, (unsigned long long)b->ev_ops);
 }
 
 int bench_breakdown(struct bench_cfg *c, struct sacc_dev *h)
 {
 	struct bd b = {.c = c, .h = h};
 	const uint64_t *sizes = c->nsweep ? c->sweep : default_sizes;
-	unsigned int nsizes = c->nsweep ? c->nsweep
-					: sizeof(default_sizes) /
-					      sizeof(default_sizes[0]);
+	unsigned int nsizes =
+	    c->nsweep ? c->nsweep
+		      : sizeof(default_sizes) / sizeof(default_sizes[0]);
 	/* progress only when it is slow and someone watches */
 	bool tty = isatty(STDERR_FILENO) && c->seconds * c->repeat >= 10;
 	double per_row;
@@ -338,6 +401,8 @@ int bench_breakdown(struct bench_cfg *c, struct sacc_dev *h)
 	}
 	fill_pattern(sacc_buf_va(b.src), SACC_MAX_XFER, 5);
 	calibrate(&b);
+	if (event_cost(&b) || bev_drain(&c->ev, h))
+		goto out;
 	for (unsigned int r = 0; r < c->repeat; r++) {
 		for (unsigned int i = 0; i < b.nrows; i++) {
 			if (tty)
@@ -346,8 +411,8 @@ int bench_breakdown(struct bench_cfg *c, struct sacc_dev *h)
 					r + 1, c->repeat,
 					sacc_opcode_str(b.rows[i].op),
 					b.rows[i].size
-					    ? sacc_fmt_bytes(b.rows[i].size,
-							     sz, sizeof(sz))
+					    ? sacc_fmt_bytes(b.rows[i].size, sz,
+							     sizeof(sz))
 					    : "");
 			if (run_row(&b, i, per_row, b.f[r][i]))
 				goto out;
