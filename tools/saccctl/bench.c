@@ -46,7 +46,8 @@ void usage_bench(FILE *f)
 	    "                 PUT word; on channels 1..N) or syscall\n"
 	    "  --channels N   N threads, one channel each (0..N-1; token: "
 	    "1..N):\n"
-	    "                 ops/s per channel and in all, fairness = min/max\n"
+	    "                 ops/s per channel and in all, fairness = "
+	    "min/max\n"
 	    "  --chain N      a chain of N ops launched with one doorbell vs "
 	    "the\n"
 	    "                 same N ops as single submissions: submit time,\n"
@@ -251,8 +252,8 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 			*events = optarg;
 			break;
 		case 'M':
-			if (!parse_u64(optarg, events_max) ||
-			    *events_max < 2 || *events_max > SACC_EVENTS_MAX)
+			if (!parse_u64(optarg, events_max) || *events_max < 2 ||
+			    *events_max > SACC_EVENTS_MAX)
 				return usage_error(usage_bench, "bench",
 						   "--events-max must be "
 						   "2..%u, not '%s'",
@@ -372,8 +373,7 @@ static const struct figdesc {
     [F_OPS_S] = {NULL, "ops_per_sec", "ops/s", 1, "%.1f"},
     [F_MIB_S] = {NULL, "mib_per_sec", "MiB/s", 1, "%.3f"},
     [F_DB_OP] = {NULL, "doorbells_per_op", "doorbells per op", 1, "%.4f"},
-    [F_IRQ_OP] = {NULL, "interrupts_per_op", "interrupts per op", 1,
-		  "%.4f"},
+    [F_IRQ_OP] = {NULL, "interrupts_per_op", "interrupts per op", 1, "%.4f"},
     [F_LAT_AVG] = {"lat_ns", "avg", "latency avg (us)", 1e-3, "%.1f"},
     [F_LAT_MIN] = {"lat_ns", "min", "latency min (us)", 1e-3, "%.0f"},
     [F_LAT_MAX] = {"lat_ns", "max", "latency max (us)", 1e-3, "%.0f"},
@@ -451,12 +451,12 @@ static int run_once(const struct bench_cfg *c, struct bench_run *b,
 				h_add(eh, x->engine_ns);
 				if (x->status != SACC_STS_OK) {
 					if (failed < 5)
-						fprintf(stderr,
-							"saccctl: req_id %u: "
-							"status %u (%s)\n",
-							x->req_id, x->status,
-							sacc_status_str(
-							    x->status));
+						fprintf(
+						    stderr,
+						    "saccctl: req_id %u: "
+						    "status %u (%s)\n",
+						    x->req_id, x->status,
+						    sacc_status_str(x->status));
 					failed++;
 				}
 			}
@@ -469,8 +469,8 @@ static int run_once(const struct bench_cfg *c, struct bench_run *b,
 			return fail("%s: no completion for %llu s with %llu "
 				    "operations in flight%s%s",
 				    c->bdf, STALL_NS / 1000000000ull,
-				    (unsigned long long)inflight,
-				    r ? ": " : "", r ? sacc_errmsg(dev) : "");
+				    (unsigned long long)inflight, r ? ": " : "",
+				    r ? sacc_errmsg(dev) : "");
 		}
 		if (c->irq && inflight) {
 			r = sacc_wait(dev, 100);
@@ -553,8 +553,8 @@ static void json_run(struct json_object *o, const double f[NFIG],
 	jset_u64(o, "memcpy_size", c->a.size);
 	jset_double(o, "memcpy_mib_per_sec", mc, "%.1f");
 	if (data)
-		jset_double(o, "device_vs_memcpy",
-			    mc > 0 ? f[F_MIB_S] / mc : 0, "%.6f");
+		jset_double(o, "device_vs_memcpy", mc > 0 ? f[F_MIB_S] / mc : 0,
+			    "%.6f");
 	else
 		jset_null(o, "device_vs_memcpy");
 }
@@ -597,15 +597,15 @@ static void print_run(const double f[NFIG], const struct bench_cfg *c,
 }
 
 /* --repeat N: every figure's min / median / max over the runs. */
-static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c,
-			bool data, double mc, const char *label)
+static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c, bool data,
+			double mc, const char *label)
 {
 	double v[BENCH_REPEAT_MAX], s[3];
 	unsigned int n = c->repeat;
-	static const int shown[] = {
-	    F_OPS_S,	F_MIB_S,   F_LAT_AVG, F_LAT_MIN, F_LAT_P50,
-	    F_LAT_P90,	F_LAT_P99, F_LAT_P999, F_LAT_MAX, F_ENG_AVG,
-	    F_ENG_P50,	F_ENG_P99, F_DB_OP,   F_IRQ_OP,	F_OPS};
+	static const int shown[] = {F_OPS_S,   F_MIB_S,	  F_LAT_AVG, F_LAT_MIN,
+				    F_LAT_P50, F_LAT_P90, F_LAT_P99, F_LAT_P999,
+				    F_LAT_MAX, F_ENG_AVG, F_ENG_P50, F_ENG_P99,
+				    F_DB_OP,   F_IRQ_OP,  F_OPS};
 
 	if (c->json) {
 		struct json_object *o = jobj(), *runs = jarr();
@@ -623,9 +623,8 @@ static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c,
 			jset_double(m, "median", s[1], figs[k].fmt);
 			jset_double(m, "max", s[2], figs[k].fmt);
 			if (figs[k].group)
-				dst = grp[!strcmp(figs[k].group, "lat_ns")
-					      ? 0
-					      : 1];
+				dst = grp[!strcmp(figs[k].group, "lat_ns") ? 0
+									   : 1];
 			jset(dst, figs[k].key, m);
 		}
 		jset(o, "lat_ns", grp[0]);
@@ -650,8 +649,8 @@ static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c,
 		for (unsigned int r = 0; r < n; r++)
 			v[r] = f[r][k] * figs[k].scale;
 		bench_spread(v, n, s);
-		printf("%-22s %14.3f %14.3f %14.3f\n", figs[k].label, s[0], s[1],
-		       s[2]);
+		printf("%-22s %14.3f %14.3f %14.3f\n", figs[k].label, s[0],
+		       s[1], s[2]);
 	}
 	printf("guest memcpy() %.1f MiB/s (one measurement)\n", mc);
 	return 0;
@@ -661,7 +660,7 @@ static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c,
 static int bench_plain(struct bench_cfg *c, struct sacc_dev *dev)
 {
 	struct bench_run b = {.dev = dev};
-	double (*f)[NFIG] = calloc(c->repeat, sizeof(*f));
+	double(*f)[NFIG] = calloc(c->repeat, sizeof(*f));
 	double mc;
 	char sz[32], label[96];
 	int rc = EXIT_FAIL;
@@ -694,9 +693,8 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *dev)
 		    .len = b.data ? (uint32_t)c->a.size : 0,
 		    .src = c->a.op == SACC_OP_WRITE_INLINE ? NULL : b.src,
 		    .dst = b.dst,
-		    .data = c->a.op == SACC_OP_WRITE_INLINE
-				? sacc_buf_va(b.src)
-				: NULL,
+		    .data = c->a.op == SACC_OP_WRITE_INLINE ? sacc_buf_va(b.src)
+							    : NULL,
 		};
 	for (unsigned int r = 0; r < c->repeat; r++) {
 		if (run_once(c, &b, f[r]))
@@ -731,9 +729,9 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *dev)
 	}
 	printf("SACC bench: %s, batch %llu, queue depth %llu, %s "
 	       "doorbell, %s, %.1f s\n\n",
-	       label, (unsigned long long)c->a.batch,
-	       (unsigned long long)c->qd, doorbell_name(c->a.doorbell),
-	       c->irq ? "interrupts" : "polling", c->seconds);
+	       label, (unsigned long long)c->a.batch, (unsigned long long)c->qd,
+	       doorbell_name(c->a.doorbell), c->irq ? "interrupts" : "polling",
+	       c->seconds);
 	print_run(f[0], c, b.data, mc, label);
 	rc = EXIT_OK;
 out:
