@@ -24,6 +24,14 @@ API = os.path.join(FIX, "api.jsonl")
 WATCH = os.path.join(FIX, "watch.jsonl")
 sys.path.insert(0, os.path.dirname(TOOL))
 import qemu_trace  # noqa: E402
+import importlib.util  # noqa: E402
+from importlib.machinery import SourceFileLoader  # noqa: E402
+
+# the tool itself, for its check() (its file name has no .py)
+_spec = importlib.util.spec_from_file_location(
+    "timeline", TOOL, loader=SourceFileLoader("timeline", TOOL))
+timeline = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(timeline)
 
 DEVICE_PID = 1000000
 
@@ -47,43 +55,13 @@ def names(doc, kind):
 
 
 def check_structure(t, doc):
-    """What Perfetto's and chrome://tracing's JSON importers rely on."""
-    t.assertIsInstance(doc["traceEvents"], list)
+    """What Perfetto's and chrome://tracing's JSON importers rely on
+    (sacc-timeline's own check()), and what the tool promises beyond."""
+    t.assertEqual(timeline.check(doc), [])
     t.assertEqual(doc["displayTimeUnit"], "ns")
-    last = None
-    stacks = {}
-    open_async = {}
     for e in doc["traceEvents"]:
-        t.assertIn(e["ph"], "MXibe")
-        t.assertIsInstance(e["pid"], int)
-        t.assertIsInstance(e["tid"], int)
-        t.assertIsInstance(e["name"], str)
-        if e["ph"] == "M":
-            t.assertIsNone(last, "metadata comes first")
-            continue
-        t.assertIsInstance(e["ts"], (int, float))
-        t.assertGreaterEqual(e["ts"], 0)
-        if last is not None:
-            t.assertGreaterEqual(e["ts"], last, "events sorted by ts")
-        last = e["ts"]
         if e["ph"] == "i":
             t.assertIn(e["s"], "tpg")
-        elif e["ph"] == "X":
-            t.assertGreaterEqual(e["dur"], 0)
-            # slices on one thread nest: each ends within its parent
-            st = stacks.setdefault((e["pid"], e["tid"]), [])
-            while st and st[-1] <= e["ts"]:
-                st.pop()
-            if st:
-                t.assertLessEqual(e["ts"] + e["dur"], st[-1] + 1e-6,
-                                  "slice %r overlaps its parent" % e)
-            st.append(e["ts"] + e["dur"])
-        elif e["ph"] == "b":
-            open_async[(e["cat"], e["id"])] = e
-        elif e["ph"] == "e":
-            b = open_async.pop((e["cat"], e["id"]))
-            t.assertEqual((b["name"], b["pid"]), (e["name"], e["pid"]))
-    t.assertEqual(open_async, {}, "every async begin has its end")
 
 
 class Timeline(unittest.TestCase):
@@ -272,6 +250,51 @@ class Subsets(unittest.TestCase):
             f.write("not a trace\n")
             f.flush()
             self.assertEqual(run("--device-trace", f.name)[0], 1)
+
+
+class Check(unittest.TestCase):
+    def test_finds_problems(self):
+        ok = {"traceEvents": [
+            {"ph": "M", "pid": 1, "tid": 1, "name": "thread_name",
+             "args": {"name": "a"}},
+            {"ph": "X", "pid": 1, "tid": 1, "name": "p", "ts": 0, "dur": 10},
+            {"ph": "X", "pid": 1, "tid": 1, "name": "c", "ts": 2, "dur": 3},
+            {"ph": "b", "pid": 1, "tid": 1, "name": "r", "cat": "a", "id": 1,
+             "ts": 4},
+            {"ph": "X", "pid": 1, "tid": 1, "name": "q", "ts": 10, "dur": 1},
+            {"ph": "e", "pid": 1, "tid": 1, "name": "r", "cat": "a", "id": 1,
+             "ts": 12}]}
+        self.assertEqual(timeline.check(ok), [])
+        evs = ok["traceEvents"]
+        for bad, why in (
+                (evs[:2] + [dict(evs[2], dur=9)], "overlaps"),
+                (evs[:3] + [evs[1]], "ts goes back"),
+                (evs[:4], "never ended"),
+                (evs[1:2] + evs[:1], "metadata after"),
+                (evs[:5] + [dict(evs[5], id=2)], "without its begin"),
+                ([dict(evs[1], ph="B")], "known phase")):
+            got = timeline.check({"traceEvents": bad})
+            self.assertTrue(any(why in g for g in got), (why, got))
+        self.assertEqual(timeline.check({"events": []}),
+                         ['no "traceEvents" array'])
+
+    def test_check_option(self):
+        with tempfile.TemporaryDirectory() as d:
+            good = os.path.join(d, "good.json")
+            bad = os.path.join(d, "bad.json")
+            rc, doc, err = run("--device-trace", DEVICE)
+            with open(good, "w") as f:
+                json.dump(doc, f)
+            doc["traceEvents"].reverse()
+            with open(bad, "w") as f:
+                json.dump(doc, f)
+            p = subprocess.run([sys.executable, TOOL, "--check", good],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("well-formed", p.stderr)
+            p = subprocess.run([sys.executable, TOOL, "--check", bad],
+                               capture_output=True, text=True)
+            self.assertEqual(p.returncode, 1)
 
 
 class TraceLines(unittest.TestCase):
