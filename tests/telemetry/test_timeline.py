@@ -127,10 +127,13 @@ class Timeline(unittest.TestCase):
         db = self.ev(ph="i", cat="doorbell", name="doorbell tail 4")[0]
         self.assertAlmostEqual(db["ts"], (8744896863146 - base) / 1e3,
                                places=3)
-        # the earliest event sets the base: a line without "ns" before
-        # the first doorbell (sacc_reset ctrl, 340839 us)
-        self.assertEqual(min(e["ts"] for e in self.doc["traceEvents"]
-                             if e["ph"] != "M"), 0)
+        # the earliest event sets the base: the first channel enable (a
+        # reset before it is boot noise, left out)
+        first = [e for e in self.doc["traceEvents"] if e["ph"] != "M"][0]
+        self.assertEqual((first["name"], first["ts"]), ("channel enable", 0))
+        self.assertEqual(len(self.ev(name="device reset")), 0)
+        self.assertIn("resets before the first enable (left out) 1",
+                      self.err)
 
     def test_instants(self):
         self.assertEqual(len(self.ev(ph="i", cat="doorbell",
