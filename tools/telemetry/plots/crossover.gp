@@ -8,9 +8,10 @@ set logscale xy
 @sizetics
 set xrange [6:1400000]
 set format y '%g'
+set key bottom right
 if (crossover > 0) {
     set arrow from crossover, graph 0 to crossover, graph 1 nohead lc rgb '#888888' dt 2 lw 1.5
-    set label sprintf('bench crossover (averages): %s', crosslabel) at crossover, graph 0.04 offset 0.5,0 tc rgb '#555555'
+    set label sprintf('bench crossover (averages): %s', crosslabel) at crossover, graph 0.97 right rotate by 90 offset 1.2,0 tc rgb '#555555'
 }
 plot datafile using 1:2 with linespoints ls 1 title 'inline, median', \
      datafile using 1:3 with linespoints ls 2 title 'DMA, median', \
