@@ -135,6 +135,17 @@ class Timeline(unittest.TestCase):
         self.assertIn("resets before the first enable (left out) 1",
                       self.err)
 
+    def test_summary(self):
+        m = re.search(r"device: op fetch to CQE post median ([0-9.]+) us, "
+                      r"executing ([0-9.]+) us; doorbell to the next fetch "
+                      r"on its channel over 5 doorbells: min ([0-9.]+) us",
+                      self.err)
+        self.assertIsNotNone(m, self.err)
+        # 11 ops: the median execute is the 6th of the op_end - op_start
+        ex = sorted(e["dur"] for e in self.ev(ph="X", name="execute"))
+        self.assertEqual(float(m.group(2)), round(ex[5], 1))
+        self.assertGreater(float(m.group(3)), 0)
+
     def test_instants(self):
         self.assertEqual(len(self.ev(ph="i", cat="doorbell",
                                      pid=DEVICE_PID)), 5 + 1)  # + PUT read
