@@ -25,6 +25,7 @@ SACC_PACKAGES=(
 	check libsubunit-dev libjson-c-dev perl
 	busybox-static cpio gzip xz-utils zstd kmod
 	seabios ipxe-qemu qemu-system-data
+	gnuplot-nox librsvg2-bin # tools/telemetry/sacc-plots and its test
 )
 
 # Kernel modules for vfio-pci, in load order. The one list: ci/setup

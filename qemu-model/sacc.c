@@ -233,6 +233,13 @@ static uint64_t sacc_clock_ns(void)
     return qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
 }
 
+/*
+ * The "ns" field of the timeline's trace events: the device clock, read
+ * only while @event is enabled, so an untraced op pays nothing for it.
+ */
+#define SACC_TRACE_NS(event) \
+    (trace_event_get_state_backends(event) ? sacc_clock_ns() : 0)
+
 static void sacc_set_err_code(uint32_t *err_code, uint32_t err)
 {
     if (err_code && err != SACC_ERR_NONE) {
@@ -262,7 +269,8 @@ static void sacc_raise_irq(SaccState *s, SaccChannel *ch, uint32_t bits)
     bool msix = msix_enabled(pdev);
 
     ch->regs.irq_status |= bits;
-    trace_sacc_irq(ch->id, bits, ch->regs.irq_status, msix);
+    trace_sacc_irq(ch->id, bits, ch->regs.irq_status, msix,
+                   SACC_TRACE_NS(TRACE_SACC_IRQ));
     /* msix_notify() sets the pending bit instead if the vector is masked */
     if (msix) {
         msix_notify(pdev, ch->id);
@@ -738,11 +746,13 @@ static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
                           d.src, d.dst, d.length);
     sacc_dev_ring_sq_advance(&ch->ring, ch->regs.sq_size);
 
-    trace_sacc_op_start(ch->id, d.req_id, d.opcode);
+    trace_sacc_op_start(ch->id, d.req_id, d.opcode,
+                        SACC_TRACE_NS(TRACE_SACC_OP_START));
     if (!sacc_execute(s, ch, &d, epoch, &status, &result_len)) {
         return -1;
     }
-    trace_sacc_op_end(ch->id, d.req_id, status, result_len);
+    trace_sacc_op_end(ch->id, d.req_id, status, result_len,
+                      SACC_TRACE_NS(TRACE_SACC_OP_END));
     if (!sacc_post_cqe(s, ch, epoch, d.req_id, status, result_len,
                        fetch_ns)) {
         return -1;
@@ -1170,7 +1180,8 @@ static void sacc_tail_doorbell(SaccState *s, SaccChannel *ch, uint64_t val)
                          ch->id, val, ch->regs.sq_size);
         return;
     }
-    trace_sacc_doorbell(ch->id, val, ch->ring.sq_head);
+    trace_sacc_doorbell(ch->id, val, ch->ring.sq_head,
+                        SACC_TRACE_NS(TRACE_SACC_DOORBELL));
     /* Record only; the copy happens in the bottom half, not on the vCPU */
     ch->ring.sq_tail = val;
     qemu_bh_schedule(s->bh);
@@ -1203,7 +1214,8 @@ static void sacc_token_doorbell(SaccState *s, uint64_t val)
                          ch->id, val, ch->regs.mode);
         return;
     }
-    trace_sacc_doorbell_token(ch->id, ch->ring.sq_head);
+    trace_sacc_doorbell_token(ch->id, ch->ring.sq_head,
+                              SACC_TRACE_NS(TRACE_SACC_DOORBELL_TOKEN));
     ch->token = true;
     qemu_bh_schedule(s->bh);
 }
