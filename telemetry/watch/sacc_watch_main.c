@@ -543,6 +543,7 @@ out:
 struct sw_mmap_args {
 	struct vfio_device *vdev;
 	struct vm_area_struct *vma;
+	unsigned long pgoff; /* at entry: the handler rewrites it to a PFN */
 };
 
 static int sw_mmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
@@ -551,6 +552,7 @@ static int sw_mmap_entry(struct kretprobe_instance *ri, struct pt_regs *regs)
 
 	a->vdev = (struct vfio_device *)regs->di;
 	a->vma = (struct vm_area_struct *)regs->si;
+	a->pgoff = a->vma->vm_pgoff;
 	return 0;
 }
 
@@ -570,8 +572,8 @@ static int sw_mmap_ret(struct kretprobe_instance *ri, struct pt_regs *regs)
 	    pdev->device != SACC_PCI_DEVICE_ID)
 		return 0;
 	/* VFIO's region offsets: region index << 40, then the offset. */
-	index = vma->vm_pgoff >> (VFIO_PCI_OFFSET_SHIFT - PAGE_SHIFT);
-	pg_in = vma->vm_pgoff &
+	index = a->pgoff >> (VFIO_PCI_OFFSET_SHIFT - PAGE_SHIFT);
+	pg_in = a->pgoff &
 		((1ul << (VFIO_PCI_OFFSET_SHIFT - PAGE_SHIFT)) - 1);
 	start = pg_in << PAGE_SHIFT;
 	if (index != SACC_BAR_REGS || start > SACC_DOORBELL_OFFSET ||
@@ -609,14 +611,14 @@ static int sw_open(struct inode *inode, struct file *f)
 {
 	if (!(f->f_mode & FMODE_READ))
 		return -EINVAL;
-	if (atomic_cmpxchg(&sw_reader, 0, 1))
-		return -EBUSY; /* records are consumed: one reader */
+	f->private_data = NULL; /* becomes the reader at its first read */
 	return stream_open(inode, f);
 }
 
 static int sw_release(struct inode *inode, struct file *f)
 {
-	atomic_set(&sw_reader, 0);
+	if (f->private_data)
+		atomic_set(&sw_reader, 0);
 	return 0;
 }
 
@@ -629,6 +631,13 @@ static ssize_t sw_read(struct file *f, char __user *buf, size_t len,
 
 	if (len < SACC_WATCH_READ_MIN)
 		return -EINVAL;
+	/* Reading consumes records: one reader at a time (an open for the
+	 * stats ioctl alone does not count). */
+	if (!f->private_data) {
+		if (atomic_cmpxchg(&sw_reader, 0, 1))
+			return -EBUSY;
+		f->private_data = f;
+	}
 	for (;;) {
 		raw_spin_lock_irq(&ring_lock);
 		if (ring_head != ring_tail || ring_pending_drops)

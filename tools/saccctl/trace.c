@@ -294,10 +294,6 @@ static int open_tracer(const struct trace_cfg *c)
 		     "(processes that map a doorbell page after that are "
 		     "traced)",
 		     SACC_WATCH_DEV);
-	else if (errno == EBUSY)
-		fail("%s: another 'saccctl trace' is reading (records go to "
-		     "one reader); stop it first",
-		     SACC_WATCH_DEV);
 	else
 		fail("%s: %s", SACC_WATCH_DEV, strerror(errno));
 	return -1;
@@ -362,6 +358,10 @@ static int read_device(const struct trace_cfg *c, int fd, uint8_t *buf,
 			continue;
 		if (n < 0 && errno == EAGAIN)
 			break; /* drained */
+		if (n < 0 && errno == EBUSY)
+			return fail("%s: another 'saccctl trace' is reading "
+				    "(records go to one reader); stop it first",
+				    SACC_WATCH_DEV);
 		if (n < 0)
 			return fail("reading %s: %s", SACC_WATCH_DEV,
 				    strerror(errno));
