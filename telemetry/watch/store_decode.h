@@ -11,8 +11,11 @@
  * is accepted only when it ends exactly at IP and its effective address,
  * computed from the registers saved at the trap (mov changes none of
  * them), lies in the watched range; the value stored is then the source
- * register or the immediate.  No candidate, or two that disagree, means
- * "undecoded": the caller reports it, it never guesses.
+ * register or the immediate.  Where the instruction starts is not known
+ * (x86 cannot be decoded backwards), so every start 2..15 bytes before
+ * IP is tried: no candidate, two that disagree, or any candidate that
+ * would be a 16- or 64-bit store to the range or an FS/GS-relative one,
+ * means "undecoded": the caller reports it, it never guesses.
  *
  * Pure C with no kernel or libc dependency beyond <stdint.h>, so the
  * module and a host unit test (test_store_decode.c) share it.
