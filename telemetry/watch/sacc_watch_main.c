@@ -57,6 +57,11 @@ MODULE_PARM_DESC(ring_kib, "record ring size in KiB (default 16384)");
 static unsigned int max_descs = 1024;
 module_param(max_descs, uint, 0444);
 MODULE_PARM_DESC(max_descs, "descriptors per record at most (<= 4096)");
+/* For measuring the tracer's cost: the trap alone, without the work. */
+static bool trap_only;
+module_param(trap_only, bool, 0644);
+MODULE_PARM_DESC(trap_only, "count traps, record nothing (cost breakdown only)");
+static atomic64_t st_traps;
 
 #define SW_MAX_DEVS	8
 #define SW_MAX_PROCS	64
@@ -308,6 +313,10 @@ static void sw_trap(struct perf_event *bp, struct perf_sample_data *data,
 	 * traps; that is not a doorbell write by the process. */
 	if (!user_mode(regs)) {
 		atomic64_inc(&st_kernel_hits);
+		return;
+	}
+	if (READ_ONCE(trap_only)) {
+		atomic64_inc(&st_traps);
 		return;
 	}
 	rec = sw_scratch_cpu[smp_processor_id()];
@@ -691,6 +700,7 @@ static long sw_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	s.arm_failed = atomic64_read(&st_arm_failed);
 	s.kernel_hits = atomic64_read(&st_kernel_hits);
 	s.kprobe_missed = sw_krp.nmissed;
+	s.bare_traps = atomic64_read(&st_traps);
 	s.abi = SACC_WATCH_ABI;
 	s.ring_bytes = ring_size;
 	s.max_descs = max_descs;
