@@ -78,6 +78,9 @@ struct sacc_watch_stats {
 	__u64 kernel_hits;	/* traps from kernel mode (ignored) */
 	__u64 kprobe_missed;	/* mmap calls the kretprobe missed */
 	__u64 bare_traps;	/* traps with trap_only=1 (cost measurement) */
+	__u64 stale_traps;	/* traps where the doorbell page was no longer
+				 * mapped (unmapped, address reused): ignored,
+				 * that process's watch removed */
 	__u32 abi;		/* SACC_WATCH_ABI */
 	__u32 ring_bytes;	/* size of the ring */
 	__u32 max_descs;	/* descriptors per record at most */
@@ -93,7 +96,7 @@ struct sacc_watch_stats {
 
 _Static_assert(sizeof(struct sacc_watch_rec) == 64, "record header is 64 bytes");
 _Static_assert(sizeof(struct sacc_watch_desc) == 40, "record descriptor is 40 bytes");
-_Static_assert(sizeof(struct sacc_watch_stats) == 88, "stats are 88 bytes");
+_Static_assert(sizeof(struct sacc_watch_stats) == 96, "stats are 96 bytes");
 _Static_assert(sizeof(struct sacc_watch_rec) % 8 == 0 &&
 	       sizeof(struct sacc_watch_desc) % 8 == 0,
 	       "records keep 8-byte alignment in the ring");

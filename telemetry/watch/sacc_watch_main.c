@@ -84,6 +84,7 @@ struct sw_dev {
 	void __iomem *bar0, *bar2; /* bar2: NULL before v0.3 */
 	u32 channels;
 	u32 bdf;
+	unsigned long db_pfn; /* page frame of the doorbell page (BAR0 + 0x1000) */
 };
 
 struct sw_proc {
@@ -93,6 +94,7 @@ struct sw_proc {
 	unsigned long db; /* user address of the doorbell page */
 	raw_spinlock_t lock;
 	u32 shadow[SACC_CHANNELS_MAX]; /* SQ tail after the last doorbell */
+	atomic_t disarming;
 	unsigned int nev;
 	struct perf_event *ev[SW_MAX_THREADS * SW_NWATCH];
 };
@@ -109,7 +111,7 @@ static LIST_HEAD(sw_procs);
 static unsigned int sw_nprocs;
 
 static atomic64_t st_records, st_drops, st_torn, st_descs, st_armed,
-	st_arm_failed, st_kernel_hits;
+	st_arm_failed, st_kernel_hits, st_stale;
 
 /* ---- the ring ---------------------------------------------------------- */
 
@@ -189,6 +191,8 @@ static bool ring_readable(void)
 }
 
 /* ---- the trap ---------------------------------------------------------- */
+
+static void sw_free_list(struct list_head *dead);
 
 static void sw_regs_of(const struct pt_regs *p, struct sw_regs *r)
 {
@@ -298,6 +302,92 @@ static void sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
 	}
 }
 
+/*
+ * Is @addr in @mm still mapped to the doorbell page @pfn?  After an
+ * munmap the address can be reused for ordinary memory, whose writes
+ * would trap too.  A lockless walk, as GUP-fast and perf's page-size
+ * lookup do: with interrupts off the page tables cannot be freed under
+ * us (x86 frees them after an IPI or an RCU grace period).
+ */
+static bool sw_maps_doorbell(struct mm_struct *mm, unsigned long addr,
+			     unsigned long pfn)
+{
+	pgd_t *pgd;
+	p4d_t *p4d;
+	pud_t *pud, pudv;
+	pmd_t *pmd, pmdv;
+	pte_t *ptep, pte;
+
+	if (!mm)
+		return false;
+	pgd = pgd_offset(mm, addr);
+	if (pgd_none(READ_ONCE(*pgd)))
+		return false;
+	p4d = p4d_offset(pgd, addr);
+	if (!p4d_present(READ_ONCE(*p4d)))
+		return false;
+	pud = pud_offset(p4d, addr);
+	pudv = READ_ONCE(*pud);
+	if (!pud_present(pudv) || pud_large(pudv))
+		return false;
+	pmd = pmd_offset(pud, addr);
+	pmdv = READ_ONCE(*pmd);
+	if (!pmd_present(pmdv) || pmd_large(pmdv))
+		return false;
+	ptep = pte_offset_map(&pmdv, addr);
+	pte = ptep_get_lockless(ptep);
+	pte_unmap(ptep);
+	return pte_present(pte) && pte_pfn(pte) == pfn;
+}
+
+struct sw_disarm {
+	struct callback_head cb;
+	struct sw_proc *p; /* compared with sw_procs only: may be gone */
+};
+
+static void sw_disarm_fn(struct callback_head *cb)
+{
+	struct sw_disarm *w = container_of(cb, struct sw_disarm, cb);
+	struct sw_proc *p;
+	LIST_HEAD(dead);
+
+	mutex_lock(&sw_lock);
+	list_for_each_entry(p, &sw_procs, node) {
+		if (p == w->p) {
+			list_move(&p->node, &dead);
+			sw_nprocs--;
+			break;
+		}
+	}
+	mutex_unlock(&sw_lock);
+	sw_free_list(&dead);
+	kfree(w);
+	module_put(THIS_MODULE);
+}
+
+/* The doorbell page is no longer mapped there: stop watching, from
+ * process context (unregistering sleeps). */
+static void sw_disarm_later(struct sw_proc *p)
+{
+	struct sw_disarm *w;
+
+	if (atomic_xchg(&p->disarming, 1))
+		return;
+	w = kzalloc(sizeof(*w), GFP_ATOMIC);
+	if (!w || !try_module_get(THIS_MODULE)) {
+		kfree(w);
+		atomic_set(&p->disarming, 0);
+		return;
+	}
+	w->p = p;
+	init_task_work(&w->cb, sw_disarm_fn);
+	if (task_work_add(current, &w->cb, TWA_RESUME)) {
+		kfree(w);
+		module_put(THIS_MODULE);
+		atomic_set(&p->disarming, 0);
+	}
+}
+
 static void sw_trap(struct perf_event *bp, struct perf_sample_data *data,
 		    struct pt_regs *regs)
 {
@@ -317,6 +407,11 @@ static void sw_trap(struct perf_event *bp, struct perf_sample_data *data,
 	}
 	if (READ_ONCE(trap_only)) {
 		atomic64_inc(&st_traps);
+		return;
+	}
+	if (!sw_maps_doorbell(current->mm, p->db, p->dev->db_pfn)) {
+		atomic64_inc(&st_stale);
+		sw_disarm_later(p);
 		return;
 	}
 	rec = sw_scratch_cpu[smp_processor_id()];
@@ -418,6 +513,8 @@ static struct sw_dev *sw_dev_get(struct pci_dev *pdev)
 	}
 	d->bdf = pci_domain_nr(pdev->bus) << 16 | pdev->bus->number << 8 |
 		 pdev->devfn;
+	d->db_pfn = (pci_resource_start(pdev, SACC_BAR_REGS) +
+		     SACC_DOORBELL_OFFSET) >> PAGE_SHIFT;
 	d->pdev = pci_dev_get(pdev);
 	return d;
 }
@@ -498,11 +595,17 @@ static void sw_arm_fn(struct callback_head *cb)
 	struct sw_proc *p;
 	LIST_HEAD(dead);
 
+	/* One doorbell page per process: a new mapping (e.g. after
+	 * sacc_close() + sacc_open()) replaces the watch of the old one,
+	 * whose debug registers must be free before the new ones are
+	 * taken (a task has four). */
+	mutex_lock(&sw_lock);
+	sw_reap_locked(task_tgid(current), &dead);
+	mutex_unlock(&sw_lock);
+	sw_free_list(&dead);
+
 	p = kzalloc(sizeof(*p), GFP_KERNEL);
 	mutex_lock(&sw_lock);
-	/* One doorbell page per process: a new mapping (e.g. after
-	 * sacc_close() + sacc_open()) replaces the watch of the old one. */
-	sw_reap_locked(task_tgid(current), &dead);
 	if (!p || sw_nprocs >= SW_MAX_PROCS)
 		goto fail;
 	p->dev = sw_dev_get(a->pdev);
@@ -701,6 +804,7 @@ static long sw_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	s.kernel_hits = atomic64_read(&st_kernel_hits);
 	s.kprobe_missed = sw_krp.nmissed;
 	s.bare_traps = atomic64_read(&st_traps);
+	s.stale_traps = atomic64_read(&st_stale);
 	s.abi = SACC_WATCH_ABI;
 	s.ring_bytes = ring_size;
 	s.max_descs = max_descs;

@@ -259,6 +259,7 @@ static int trace_stats(int fd, bool json)
 		jset_u64(o, "kernel_hits", s.kernel_hits);
 		jset_u64(o, "kprobe_missed", s.kprobe_missed);
 		jset_u64(o, "bare_traps", s.bare_traps);
+		jset_u64(o, "stale_traps", s.stale_traps);
 		jset_u64(o, "watching", s.watching);
 		jset_u64(o, "ring_bytes", s.ring_bytes);
 		jset_u64(o, "max_descs", s.max_descs);
@@ -272,6 +273,7 @@ static int trace_stats(int fd, bool json)
 	       "kernel-mode traps %llu (ignored)\n"
 	       "mmap probes missed %llu\n"
 	       "bare traps        %llu (trap_only=1: counted, not recorded)\n"
+	       "stale traps       %llu (doorbell page unmapped; watch removed)\n"
 	       "ring              %u KiB, %u descriptors a record at most\n",
 	       (unsigned long long)s.records, (unsigned long long)s.descs,
 	       (unsigned long long)s.torn, (unsigned long long)s.drops,
@@ -279,7 +281,8 @@ static int trace_stats(int fd, bool json)
 	       (unsigned long long)s.arm_failed,
 	       (unsigned long long)s.kernel_hits,
 	       (unsigned long long)s.kprobe_missed,
-	       (unsigned long long)s.bare_traps, s.ring_bytes / 1024,
+	       (unsigned long long)s.bare_traps,
+	       (unsigned long long)s.stale_traps, s.ring_bytes / 1024,
 	       s.max_descs);
 	return EXIT_OK;
 }
