@@ -21,6 +21,18 @@
 /* struct sacc_watch_rec.type */
 #define SACC_WATCH_REC_DOORBELL	1u	/* one trapped doorbell write */
 #define SACC_WATCH_REC_DROPS	2u	/* records lost: count in .value64 */
+#define SACC_WATCH_REC_ARMED	3u	/* a process's doorbell page is watched from
+					 * now on: .value64 its user address, .value
+					 * the watches set on the mapping thread
+					 * (bit i = SACC_WATCH_W_*); old tails are 0 */
+#define SACC_WATCH_REC_DISARMED	4u	/* no longer watched (.value64: address):
+					 * the page was unmapped */
+
+/* .value bits of an ARMED record: the doorbell words watched */
+#define SACC_WATCH_W_TAIL01	(1u << 0)	/* tail doorbells of channels 0, 1 */
+#define SACC_WATCH_W_TOKEN	(1u << 1)	/* the token doorbell */
+#define SACC_WATCH_W_TAIL23	(1u << 2)
+#define SACC_WATCH_W_TAIL45	(1u << 3)
 
 /* .kind of a doorbell record */
 #define SACC_WATCH_KIND_TAIL	0u	/* BAR0 0x1000 + 4*ch: value = new tail */
@@ -56,7 +68,8 @@ struct sacc_watch_rec {
 	__u32 new_tail;	/* the tail it publishes (token: the PUT word) */
 	__u32 ndesc;	/* descriptors in this record */
 	__u32 value;	/* the 32-bit value stored to the doorbell */
-	__u64 value64;	/* drops record: records lost since the last one */
+	__u64 value64;	/* drops: records lost since the last one;
+			 * armed/disarmed: the doorbell page's user address */
 };
 
 /* One descriptor as the device will read it, from SQ slot .index. */

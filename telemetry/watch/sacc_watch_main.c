@@ -151,20 +151,21 @@ static void drops_rec(struct sacc_watch_rec *d, u64 count, u64 seq)
 	d->value64 = count;
 }
 
-/* Called with interrupts off (the trap). */
+/* From the trap (interrupts off) and from process context. */
 static void ring_push(struct sacc_watch_rec *rec)
 {
 	struct sacc_watch_rec d;
 	u32 need = rec->size;
+	unsigned long flags;
 
-	raw_spin_lock(&ring_lock);
+	raw_spin_lock_irqsave(&ring_lock, flags);
 	if (ring_pending_drops)
 		need += sizeof(d);
 	if (ring_size - (ring_head - ring_tail) < need) {
 		ring_seq++; /* the gap in seq shows the loss too */
 		ring_pending_drops++;
 		atomic64_inc(&st_drops);
-		raw_spin_unlock(&ring_lock);
+		raw_spin_unlock_irqrestore(&ring_lock, flags);
 		return;
 	}
 	if (ring_pending_drops) {
@@ -176,11 +177,14 @@ static void ring_push(struct sacc_watch_rec *rec)
 	rec->seq = ring_seq++;
 	ring_copy_in(ring_head, rec, rec->size);
 	ring_head += rec->size;
-	raw_spin_unlock(&ring_lock);
+	raw_spin_unlock_irqrestore(&ring_lock, flags);
+	if (rec->type != SACC_WATCH_REC_DOORBELL)
+		goto wake;
 	atomic64_inc(&st_records);
 	atomic64_add(rec->ndesc, &st_descs);
 	if (rec->torn)
 		atomic64_inc(&st_torn);
+wake:
 	wake_up_interruptible(&ring_wq);
 }
 
@@ -188,6 +192,24 @@ static bool ring_readable(void)
 {
 	return READ_ONCE(ring_head) != READ_ONCE(ring_tail) ||
 	       READ_ONCE(ring_pending_drops);
+}
+
+/* An armed/disarmed record of the current process, in process context. */
+static void sw_push_event(u16 type, const struct sw_proc *p, u32 value)
+{
+	struct sacc_watch_rec r = {
+		.size = sizeof(r),
+		.type = type,
+		.t_ns = ktime_get_ns(),
+		.pid = task_tgid_nr(current),
+		.tid = task_pid_nr(current),
+		.bdf = p->dev->bdf,
+		.chan = 0xffff,
+		.value = value,
+		.value64 = p->db,
+	};
+
+	ring_push(&r);
 }
 
 /* ---- the trap ---------------------------------------------------------- */
@@ -356,6 +378,7 @@ static void sw_disarm_fn(struct callback_head *cb)
 		if (p == w->p) {
 			list_move(&p->node, &dead);
 			sw_nprocs--;
+			sw_push_event(SACC_WATCH_REC_DISARMED, p, 0);
 			break;
 		}
 	}
@@ -556,11 +579,13 @@ static void sw_free_list(struct list_head *dead)
 	}
 }
 
-static int sw_arm_task(struct sw_proc *p, struct task_struct *t)
+/* Set the watches on @t: a mask of those set (bit w = sw_watch[w]). */
+static u32 sw_arm_task(struct sw_proc *p, struct task_struct *t)
 {
 	struct perf_event_attr attr;
 	struct perf_event *ev;
-	int w, armed = 0;
+	u32 armed = 0;
+	int w;
 
 	for (w = 0; w < SW_NWATCH; w++) {
 		hw_breakpoint_init(&attr);
@@ -582,7 +607,7 @@ static int sw_arm_task(struct sw_proc *p, struct task_struct *t)
 			continue;
 		}
 		p->ev[p->nev++] = ev;
-		armed++;
+		armed |= 1u << w;
 	}
 	return armed;
 }
@@ -591,7 +616,8 @@ static void sw_arm_fn(struct callback_head *cb)
 {
 	struct sw_arm *a = container_of(cb, struct sw_arm, cb);
 	struct task_struct *threads[SW_MAX_THREADS], *t;
-	unsigned int nt = 0, i, armed = 0;
+	unsigned int nt = 0, i;
+	u32 armed = 0, mine = 0;
 	struct sw_proc *p;
 	LIST_HEAD(dead);
 
@@ -624,8 +650,10 @@ static void sw_arm_fn(struct callback_head *cb)
 	}
 	rcu_read_unlock();
 	for (i = 0; i < nt; i++) {
-		if (threads[i] == current || !(threads[i]->flags & PF_EXITING))
-			armed += sw_arm_task(p, threads[i]);
+		if (threads[i] == current)
+			armed |= mine = sw_arm_task(p, threads[i]);
+		else if (!(threads[i]->flags & PF_EXITING))
+			armed |= sw_arm_task(p, threads[i]);
 		put_task_struct(threads[i]);
 	}
 	if (!armed) {
@@ -634,6 +662,8 @@ static void sw_arm_fn(struct callback_head *cb)
 	}
 	list_add(&p->node, &sw_procs);
 	sw_nprocs++;
+	/* Before any doorbell of this mapping can trap: under sw_lock. */
+	sw_push_event(SACC_WATCH_REC_ARMED, p, mine);
 	mutex_unlock(&sw_lock);
 	atomic64_inc(&st_armed);
 	goto out;

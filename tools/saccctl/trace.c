@@ -41,7 +41,10 @@ void usage_trace(FILE *f)
 	    "  --pid P       only records of process P\n"
 	    "  --json        JSON Lines: {\"type\":\"doorbell\",...} per write,\n"
 	    "                {\"type\":\"drops\",\"count\":N} where records "
-	    "were lost\n"
+	    "were lost,\n"
+	    "                {\"type\":\"armed\"|\"disarmed\",...} when a "
+	    "process's\n"
+	    "                doorbell page starts / stops being watched\n"
 	    "  --follow      keep reading until SIGINT/SIGTERM (default: "
 	    "drain the\n"
 	    "                records there are now, then exit)\n"
@@ -110,6 +113,50 @@ static void desc_of(const struct sacc_watch_desc *w, struct sacc_desc *d)
 	d->reserved = le32toh(d->reserved);
 }
 
+/* The doorbell words an ARMED record's mask names. */
+static void watched(uint32_t mask, char *out, size_t len)
+{
+	static const char *const names[] = {"ch0-1", "token", "ch2-3",
+					    "ch4-5"};
+	size_t i, n = 0;
+
+	out[0] = 0;
+	for (i = 0; i < 4; i++)
+		if (mask & (1u << i))
+			n += (size_t)snprintf(out + n, len - n, "%s%s",
+					      n ? " " : "", names[i]);
+}
+
+static int print_event_json(const struct sacc_watch_rec *r)
+{
+	struct json_object *o = jobj(), *a;
+	char bdf[SACC_BDF_MAX];
+	unsigned int i;
+
+	fmt_bdf(r->bdf, bdf);
+	jset_str(o, "type",
+		 r->type == SACC_WATCH_REC_ARMED ? "armed" : "disarmed");
+	jset_u64(o, "seq", r->seq);
+	jset_u64(o, "t_ns", r->t_ns);
+	jset_u64(o, "pid", r->pid);
+	jset_u64(o, "tid", r->tid);
+	jset_str(o, "bdf", bdf);
+	jset_hex(o, "addr", r->value64);
+	if (r->type == SACC_WATCH_REC_ARMED) {
+		static const char *const names[] = {"ch0-1", "token", "ch2-3",
+						    "ch4-5"};
+
+		a = jarr();
+		for (i = 0; i < 4; i++)
+			if (r->value & (1u << i))
+				jpush(a, json_object_new_string(names[i]));
+		jset(o, "watched", a);
+	} else {
+		jset_str(o, "why", "unmapped");
+	}
+	return jprint(o, JSON_COMPACT);
+}
+
 static int print_json(const struct sacc_watch_rec *r)
 {
 	const struct sacc_watch_desc *w = (const void *)(r + 1);
@@ -118,6 +165,11 @@ static int print_json(const struct sacc_watch_rec *r)
 	struct sacc_desc d;
 	uint32_t i;
 
+	if (r->type == SACC_WATCH_REC_ARMED ||
+	    r->type == SACC_WATCH_REC_DISARMED) {
+		json_object_put(o);
+		return print_event_json(r);
+	}
 	if (r->type == SACC_WATCH_REC_DROPS) {
 		jset_str(o, "type", "drops");
 		jset_u64(o, "count", r->value64);
@@ -171,6 +223,26 @@ static int print_text(const struct sacc_watch_rec *r)
 	struct sacc_desc d;
 	uint32_t i;
 
+	if (r->type == SACC_WATCH_REC_ARMED ||
+	    r->type == SACC_WATCH_REC_DISARMED) {
+		char w[64];
+
+		fmt_bdf(r->bdf, bdf);
+		watched(r->value, w, sizeof(w));
+		printf("#%-8llu %llu.%09llu pid %u tid %u %s %s doorbell page "
+		       "0x%llx%s%s%s\n",
+		       (unsigned long long)r->seq,
+		       (unsigned long long)(r->t_ns / 1000000000ull),
+		       (unsigned long long)(r->t_ns % 1000000000ull), r->pid,
+		       r->tid, bdf,
+		       r->type == SACC_WATCH_REC_ARMED ? "watching"
+						       : "unmapped, stopped watching",
+		       (unsigned long long)r->value64,
+		       r->type == SACC_WATCH_REC_ARMED ? " (" : "",
+		       r->type == SACC_WATCH_REC_ARMED ? w : "",
+		       r->type == SACC_WATCH_REC_ARMED ? ")" : "");
+		return EXIT_OK;
+	}
 	if (r->type == SACC_WATCH_REC_DROPS) {
 		printf("#%-8llu LOST %llu records (the ring was full; read "
 		       "faster or load the module with a larger ring_kib)\n",
@@ -223,9 +295,14 @@ static int emit(const uint8_t *buf, size_t len, const struct trace_cfg *c,
 		off += r->size;
 		if (r->type == SACC_WATCH_REC_DROPS) {
 			s->lost += r->value64;
-		} else if (r->type != SACC_WATCH_REC_DOORBELL ||
+		} else if ((r->type != SACC_WATCH_REC_DOORBELL &&
+			    r->type != SACC_WATCH_REC_ARMED &&
+			    r->type != SACC_WATCH_REC_DISARMED) ||
 			   (c->has_pid && r->pid != c->pid)) {
-			continue;
+			continue; /* a newer module's record type: skipped */
+		} else if (r->type != SACC_WATCH_REC_DOORBELL) {
+			if (c->count && s->shown == c->count)
+				continue;
 		} else {
 			if (c->count && s->shown == c->count)
 				continue;

@@ -103,6 +103,15 @@ class CheckWatch(unittest.TestCase):
         rc, c, _ = self.run_tool(trace, device)
         self.assertEqual((rc, c["discontinuous"]), (1, 1))
 
+    def test_new_mapping_restarts_at_zero(self):
+        descs, trace, device = self.base()
+        armed = '{"type":"armed","pid":100,"addr":"0x7f0000001000"}\n'
+        # the same process maps again: its next doorbell starts at 0
+        trace.insert(1, armed)
+        trace[2] = rec(1, 0, 0, 3, descs[2:3])
+        rc, c, out = self.run_tool([armed] + trace, device)
+        self.assertEqual((rc, c["discontinuous"], c["armed"]), (0, 0, 2), out)
+
 
 if __name__ == "__main__":
     unittest.main()
