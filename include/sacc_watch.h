@@ -21,12 +21,12 @@
 /* struct sacc_watch_rec.type */
 #define SACC_WATCH_REC_DOORBELL	1u	/* one trapped doorbell write */
 #define SACC_WATCH_REC_DROPS	2u	/* records lost: count in .value64 */
-#define SACC_WATCH_REC_ARMED	3u	/* a process's doorbell page is watched from
-					 * now on: .value64 its user address, .value
-					 * the watches set on the mapping thread
-					 * (bit i = SACC_WATCH_W_*); old tails are 0 */
-#define SACC_WATCH_REC_DISARMED	4u	/* no longer watched (.value64: address):
-					 * the page was unmapped */
+/* A process's doorbell page is watched from now on (its old tails are
+ * 0): .value64 its user address, .value the watches set on the mapping
+ * thread (bit i = SACC_WATCH_W_*). */
+#define SACC_WATCH_REC_ARMED	3u
+/* No longer watched: the page was unmapped (.value64: its address). */
+#define SACC_WATCH_REC_DISARMED	4u
 
 /* .value bits of an ARMED record: the doorbell words watched */
 #define SACC_WATCH_W_TAIL01	(1u << 0)	/* tail doorbells of channels 0, 1 */

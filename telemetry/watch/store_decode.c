@@ -35,7 +35,8 @@ static int decode_one(const uint8_t *p, unsigned int len,
 	 * 64-bit mode), operand size.  Address size, LOCK and REP are not
 	 * compiler output for a plain store: not decoded. */
 	for (; i < len; i++) {
-		if (p[i] == 0x26 || p[i] == 0x2e || p[i] == 0x36 || p[i] == 0x3e)
+		if (p[i] == 0x26 || p[i] == 0x2e || p[i] == 0x36 ||
+		    p[i] == 0x3e)
 			continue;
 		if (p[i] == 0x64 || p[i] == 0x65)
 			*seg_base = 1;
@@ -101,8 +102,8 @@ static int decode_one(const uint8_t *p, unsigned int len,
 		imm = *width == 2 ? 2 : 4;
 		if (i + imm > len)
 			return -1;
-		out->value = imm == 2 ? (uint32_t)(p[i] | p[i + 1] << 8)
-				      : le32(p + i);
+		out->value =
+		    imm == 2 ? (uint32_t)(p[i] | p[i + 1] << 8) : le32(p + i);
 		i += imm;
 	} else {
 		out->value = (uint32_t)r->r[reg];

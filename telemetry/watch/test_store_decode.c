@@ -80,13 +80,15 @@ START_TEST(mov_imm_and_rip)
 	struct sw_store st;
 
 	r.r[7] = DB;
-	ck_assert_int_eq(decode(a, 10, 5, NULL, &r, DB + 0x400, DB + 0x404, &st), 0);
+	ck_assert_int_eq(
+	    decode(a, 10, 5, NULL, &r, DB + 0x400, DB + 0x404, &st), 0);
 	ck_assert_uint_eq(st.addr, DB + 0x400);
 	ck_assert_uint_eq(st.value, 7);
 
 	/* mov %eax,0x10(%rip): from the end of the instruction */
 	r.r[0] = 3;
-	ck_assert_int_eq(decode(b, 6, 0, NULL, &r, IP + 0x10, IP + 0x18, &st), 0);
+	ck_assert_int_eq(decode(b, 6, 0, NULL, &r, IP + 0x10, IP + 0x18, &st),
+			 0);
 	ck_assert_uint_eq(st.addr, IP + 0x10);
 	ck_assert_uint_eq(st.value, 3);
 }
@@ -94,8 +96,10 @@ END_TEST
 
 START_TEST(rex_special_bases)
 {
-	static const uint8_t a[] = {0x45, 0x89, 0x24, 0x24}; /* mov %r12d,(%r12) */
-	static const uint8_t b[] = {0x41, 0x89, 0x5d, 0x00}; /* mov %ebx,0x0(%r13) */
+	static const uint8_t a[] = {0x45, 0x89, 0x24,
+				    0x24}; /* mov %r12d,(%r12) */
+	static const uint8_t b[] = {0x41, 0x89, 0x5d,
+				    0x00}; /* mov %ebx,0x0(%r13) */
 	/* mov %edx,0x1000(,%rcx,8): no base */
 	static const uint8_t c[] = {0x89, 0x14, 0xcd, 0x00, 0x10, 0x00, 0x00};
 	struct sw_regs r = {0};
@@ -122,7 +126,8 @@ START_TEST(refused)
 	static const uint8_t wide[] = {0x48, 0x89, 0x02}; /* mov %rax,(%rdx) */
 	static const uint8_t xchg[] = {0x87, 0x02};	  /* xchg %eax,(%rdx) */
 	static const uint8_t mov[] = {0x89, 0x02};
-	static const uint8_t fs[] = {0x64, 0x89, 0x02}; /* mov %eax,%fs:(%rdx) */
+	static const uint8_t fs[] = {0x64, 0x89,
+				     0x02}; /* mov %eax,%fs:(%rdx) */
 	struct sw_regs r = {0};
 	struct sw_store st;
 

@@ -39,7 +39,8 @@ void usage_trace(FILE *f)
 	    "in\n"
 	    "the module's ring until read, and reading consumes them.\n\n"
 	    "  --pid P       only records of process P\n"
-	    "  --json        JSON Lines: {\"type\":\"doorbell\",...} per write,\n"
+	    "  --json        JSON Lines: {\"type\":\"doorbell\",...} per "
+	    "write,\n"
 	    "                {\"type\":\"drops\",\"count\":N} where records "
 	    "were lost,\n"
 	    "                {\"type\":\"armed\"|\"disarmed\",...} when a "
@@ -116,8 +117,7 @@ static void desc_of(const struct sacc_watch_desc *w, struct sacc_desc *d)
 /* The doorbell words an ARMED record's mask names. */
 static void watched(uint32_t mask, char *out, size_t len)
 {
-	static const char *const names[] = {"ch0-1", "token", "ch2-3",
-					    "ch4-5"};
+	static const char *const names[] = {"ch0-1", "token", "ch2-3", "ch4-5"};
 	size_t i, n = 0;
 
 	out[0] = 0;
@@ -235,8 +235,9 @@ static int print_text(const struct sacc_watch_rec *r)
 		       (unsigned long long)(r->t_ns / 1000000000ull),
 		       (unsigned long long)(r->t_ns % 1000000000ull), r->pid,
 		       r->tid, bdf,
-		       r->type == SACC_WATCH_REC_ARMED ? "watching"
-						       : "unmapped, stopped watching",
+		       r->type == SACC_WATCH_REC_ARMED
+			   ? "watching"
+			   : "unmapped, stopped watching",
 		       (unsigned long long)r->value64,
 		       r->type == SACC_WATCH_REC_ARMED ? " (" : "",
 		       r->type == SACC_WATCH_REC_ARMED ? w : "",
@@ -257,8 +258,8 @@ static int print_text(const struct sacc_watch_rec *r)
 	       (unsigned long long)(r->t_ns / 1000000000ull),
 	       (unsigned long long)(r->t_ns % 1000000000ull), r->pid, r->tid,
 	       bdf, r->chan == 0xffff ? -1 : (int)r->chan,
-	       r->kind == SACC_WATCH_KIND_TOKEN ? "token" : "tail",
-	       r->old_tail, r->new_tail, r->ndesc, r->ndesc == 1 ? "" : "s",
+	       r->kind == SACC_WATCH_KIND_TOKEN ? "token" : "tail", r->old_tail,
+	       r->new_tail, r->ndesc, r->ndesc == 1 ? "" : "s",
 	       r->torn ? "  TORN: " : "", r->torn ? torn_name(r->torn) : "");
 	for (i = 0; i < r->ndesc; i++, w++) {
 		desc_of(w, &d);
@@ -270,7 +271,8 @@ static int print_text(const struct sacc_watch_rec *r)
 		if (d.reserved)
 			printf(" reserved 0x%x\n", d.reserved);
 		if (w->inline_len)
-			printf("      inline payload %u bytes\n", w->inline_len);
+			printf("      inline payload %u bytes\n",
+			       w->inline_len);
 	}
 	return ferror(stdout) ? fail("writing the trace: %s", strerror(errno))
 			      : EXIT_OK;
@@ -288,7 +290,7 @@ static int emit(const uint8_t *buf, size_t len, const struct trace_cfg *c,
 		if (len - off < sizeof(*r) || r->size < sizeof(*r) ||
 		    r->size > len - off ||
 		    r->size != sizeof(*r) + (uint64_t)r->ndesc *
-						 sizeof(struct sacc_watch_desc))
+						sizeof(struct sacc_watch_desc))
 			return fail("malformed tracer record at byte %zu "
 				    "(a module of another ABI than %u?)",
 				    off, SACC_WATCH_ABI);
@@ -342,25 +344,24 @@ static int trace_stats(int fd, bool json)
 		jset_u64(o, "max_descs", s.max_descs);
 		return jprint(o, JSON_COMPACT);
 	}
-	printf("doorbell records  %llu\n"
-	       "descriptors       %llu\n"
-	       "torn records      %llu\n"
-	       "lost (drops)      %llu\n"
-	       "processes armed   %llu (watching now %u, not armed %llu)\n"
-	       "kernel-mode traps %llu (ignored)\n"
-	       "mmap probes missed %llu\n"
-	       "bare traps        %llu (trap_only=1: counted, not recorded)\n"
-	       "stale traps       %llu (doorbell page unmapped; watch removed)\n"
-	       "ring              %u KiB, %u descriptors a record at most\n",
-	       (unsigned long long)s.records, (unsigned long long)s.descs,
-	       (unsigned long long)s.torn, (unsigned long long)s.drops,
-	       (unsigned long long)s.armed, s.watching,
-	       (unsigned long long)s.arm_failed,
-	       (unsigned long long)s.kernel_hits,
-	       (unsigned long long)s.kprobe_missed,
-	       (unsigned long long)s.bare_traps,
-	       (unsigned long long)s.stale_traps, s.ring_bytes / 1024,
-	       s.max_descs);
+	printf(
+	    "doorbell records  %llu\n"
+	    "descriptors       %llu\n"
+	    "torn records      %llu\n"
+	    "lost (drops)      %llu\n"
+	    "processes armed   %llu (watching now %u, not armed %llu)\n"
+	    "kernel-mode traps %llu (ignored)\n"
+	    "mmap probes missed %llu\n"
+	    "bare traps        %llu (trap_only=1: counted, not recorded)\n"
+	    "stale traps       %llu (doorbell page unmapped; watch removed)\n"
+	    "ring              %u KiB, %u descriptors a record at most\n",
+	    (unsigned long long)s.records, (unsigned long long)s.descs,
+	    (unsigned long long)s.torn, (unsigned long long)s.drops,
+	    (unsigned long long)s.armed, s.watching,
+	    (unsigned long long)s.arm_failed, (unsigned long long)s.kernel_hits,
+	    (unsigned long long)s.kprobe_missed,
+	    (unsigned long long)s.bare_traps, (unsigned long long)s.stale_traps,
+	    s.ring_bytes / 1024, s.max_descs);
 	return EXIT_OK;
 }
 
@@ -489,20 +490,32 @@ int cmd_trace(int argc, char **argv)
 						   ">= 1, not '%s'",
 						   optarg);
 			break;
-		case 'j': c.json = true; break;
-		case 'f': c.follow = true; break;
-		case 's': c.stats = true; break;
-		case 'i': c.input = optarg; break;
-		case 'h': usage_trace(stdout); return EXIT_OK;
-		default: return EXIT_USAGE;
+		case 'j':
+			c.json = true;
+			break;
+		case 'f':
+			c.follow = true;
+			break;
+		case 's':
+			c.stats = true;
+			break;
+		case 'i':
+			c.input = optarg;
+			break;
+		case 'h':
+			usage_trace(stdout);
+			return EXIT_OK;
+		default:
+			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
 		return usage_error(usage_trace, "trace",
 				   "unexpected argument '%s'", argv[optind]);
 	if (c.input && (c.follow || c.stats))
-		return usage_error(usage_trace, "trace",
-				   "--input takes neither --follow nor --stats");
+		return usage_error(
+		    usage_trace, "trace",
+		    "--input takes neither --follow nor --stats");
 	if (!c.input) {
 		fd = open_tracer(&c);
 		if (fd < 0)
