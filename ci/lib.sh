@@ -8,6 +8,7 @@
 #   qemu-<ver>/tree, build/          patched tree and incremental build dir
 #   qemu-<ver>-<hash>/               finished binaries for one qemu-model/ hash
 #   kernel/<pkg>_<ver>/              vmlinuz and the six vfio modules
+#   watch/<pkg>_<ver>-<hash>/        sacc_watch.ko for that kernel and source
 
 SACC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SACC_CACHE=${SACC_CACHE:-/var/cache/sacc}
@@ -24,6 +25,7 @@ SACC_PACKAGES=(
 	libglib2.0-dev libpixman-1-dev zlib1g-dev libfdt-dev flex bison python3-venv
 	check libsubunit-dev libjson-c-dev perl
 	busybox-static cpio gzip xz-utils zstd kmod
+	make # sacc_watch.ko; ci/setup adds linux-headers-<guest kernel>
 	seabios ipxe-qemu qemu-system-data
 	gnuplot-nox librsvg2-bin # tools/telemetry/sacc-plots and its test
 )
@@ -80,6 +82,25 @@ kernel_dir() {
 	echo "$SACC_CACHE/kernel/${pkg}_${ver}"
 }
 
+# The guest kernel's release (6.1.0-57-amd64): its headers package is
+# linux-headers-<release>, its modules' vermagic starts with it.
+kernel_release() {
+	local pkg
+	pkg=$(kernel_pkg)
+	[ -n "$pkg" ] || return 1
+	echo "${pkg#linux-image-}"
+}
+
+# The tracer module built for this kernel and this checkout's source.
+watch_ko() {
+	local kd hash
+	kd=$(kernel_dir) || return 1
+	hash=$(cd "$SACC_ROOT" && find telemetry/watch include/sacc_hw.h include/sacc_watch.h \
+		-type f ! -name '.*' ! -name '*~' ! -name '*.swp' -print0 |
+		LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+	echo "$SACC_CACHE/watch/$(basename "$kd")-$hash/sacc_watch.ko"
+}
+
 # filtered LOG REGEX COMMAND...: run COMMAND with its whole output in LOG,
 # show only the lines matching REGEX (indented), and return COMMAND's own
 # exit status. A pipeline into grep would fail under `set -o pipefail`
@@ -98,7 +119,8 @@ filtered() {
 export_setup() {
 	SACC_QEMU=$(qemu_dir)/qemu-system-x86_64
 	SACC_KERNEL_DIR=$(kernel_dir)
-	export SACC_QEMU SACC_KERNEL_DIR
+	SACC_WATCH_KO=$(watch_ko)
+	export SACC_QEMU SACC_KERNEL_DIR SACC_WATCH_KO
 }
 
 # Print ninja's "[n/total]" lines at most every 10 seconds, so a 5 minute

@@ -743,7 +743,8 @@ static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
     d.flags = le16_to_cpu(d.flags);
     d.req_id = le32_to_cpu(d.req_id);
     trace_sacc_desc_fetch(ch->id, ch->ring.sq_head, d.opcode, d.req_id,
-                          d.src, d.dst, d.length);
+                          d.src, d.dst, d.length, d.flags,
+                          le32_to_cpu(d.reserved));
     sacc_dev_ring_sq_advance(&ch->ring, ch->regs.sq_size);
 
     trace_sacc_op_start(ch->id, d.req_id, d.opcode,

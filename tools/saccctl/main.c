@@ -3,7 +3,7 @@
  * saccctl - control and exercise SACC devices through libsacc.
  *
  *   saccctl list | bind | unbind | info | run | bench | inject | faults
- *           [--help]
+ *           | trace [--help]
  */
 #include <string.h>
 
@@ -23,6 +23,8 @@ const struct cmd saccctl_cmds[] = {
      usage_inject},
     {"faults", "the IOMMU fault log: DMAR lines + journal, attributed",
      cmd_faults, usage_faults},
+    {"trace", "doorbell writes the watchpoint tracer trapped, decoded",
+     cmd_trace, usage_trace},
     {NULL, NULL, NULL, NULL},
 };
 

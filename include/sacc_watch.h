@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sacc_watch.h - the record ABI of the doorbell watchpoint tracer
+ * (telemetry/watch/, sacc_watch.ko), shared by the module and by
+ * `saccctl trace`.
+ *
+ * read(2) on SACC_WATCH_DEV returns whole records, never part of one:
+ * each starts with struct sacc_watch_rec, whose size counts the
+ * struct sacc_watch_desc entries that follow it.  A buffer of at least
+ * SACC_WATCH_READ_MIN bytes always takes the next record.
+ */
+#ifndef SACC_WATCH_H
+#define SACC_WATCH_H
+
+#include <linux/ioctl.h>
+#include <linux/types.h>
+
+#define SACC_WATCH_DEV		"/dev/sacc_watch"
+#define SACC_WATCH_ABI		1u
+
+/* struct sacc_watch_rec.type */
+#define SACC_WATCH_REC_DOORBELL	1u	/* one trapped doorbell write */
+#define SACC_WATCH_REC_DROPS	2u	/* records lost: count in .value64 */
+/* A process's doorbell page is watched from now on (its old tails are
+ * 0): .value64 its user address, .value the watches set on the mapping
+ * thread (bit i = SACC_WATCH_W_*). */
+#define SACC_WATCH_REC_ARMED	3u
+/* No longer watched: the page was unmapped (.value64: its address). */
+#define SACC_WATCH_REC_DISARMED	4u
+
+/* .value bits of an ARMED record: the doorbell words watched */
+#define SACC_WATCH_W_TAIL01	(1u << 0)	/* tail doorbells of channels 0, 1 */
+#define SACC_WATCH_W_TOKEN	(1u << 1)	/* the token doorbell */
+#define SACC_WATCH_W_TAIL23	(1u << 2)
+#define SACC_WATCH_W_TAIL45	(1u << 3)
+
+/* .kind of a doorbell record */
+#define SACC_WATCH_KIND_TAIL	0u	/* BAR0 0x1000 + 4*ch: value = new tail */
+#define SACC_WATCH_KIND_TOKEN	1u	/* BAR0 0x1400: value = channel, new = PUT */
+
+/*
+ * .torn: why the record does not hold the whole submission (0 = it
+ * does).  A torn record is still delivered, so it is counted, never
+ * guessed around.
+ */
+#define SACC_WATCH_TORN_NONE		0u
+#define SACC_WATCH_TORN_UNDECODED	1u	/* the trapping store was not a decodable 32-bit mov */
+#define SACC_WATCH_TORN_NO_CHANNEL	2u	/* value/offset names no channel of the device */
+#define SACC_WATCH_TORN_SQ_UNREADABLE	3u	/* an SQ slot or the PUT word has no IOMMU mapping */
+#define SACC_WATCH_TORN_RANGE		4u	/* old/new tail not below SQ_SIZE */
+#define SACC_WATCH_TORN_TRUNCATED	5u	/* more descriptors than max_descs */
+#define SACC_WATCH_TORN_NO_DEVICE	6u	/* BAR not mapped, no IOMMU domain */
+
+/* The doorbell record, 64 bytes, then .ndesc struct sacc_watch_desc. */
+struct sacc_watch_rec {
+	__u32 size;	/* bytes, this header and the descriptors */
+	__u16 type;	/* SACC_WATCH_REC_* */
+	__u8 kind;	/* SACC_WATCH_KIND_* */
+	__u8 torn;	/* SACC_WATCH_TORN_* */
+	__u64 seq;	/* 0, 1, 2, ... over all records (drops leave gaps) */
+	__u64 t_ns;	/* ktime_get_ns() at the trap: CLOCK_MONOTONIC */
+	__u32 pid;	/* thread group id of the writer */
+	__u32 tid;	/* the writing thread */
+	__u32 bdf;	/* PCI domain << 16 | bus << 8 | devfn */
+	__u16 chan;	/* channel (0xffff if unknown) */
+	__u16 reserved;
+	__u32 old_tail;	/* SQ tail before this doorbell (the tracer's shadow) */
+	__u32 new_tail;	/* the tail it publishes (token: the PUT word) */
+	__u32 ndesc;	/* descriptors in this record */
+	__u32 value;	/* the 32-bit value stored to the doorbell */
+	__u64 value64;	/* drops: records lost since the last one;
+			 * armed/disarmed: the doorbell page's user address */
+};
+
+/* One descriptor as the device will read it, from SQ slot .index. */
+struct sacc_watch_desc {
+	__u32 index;		/* SQ slot */
+	__u32 inline_len;	/* WRITE_INLINE on a MODE.V3 channel: payload bytes
+				 * in the slots after it; else 0 */
+	__u8 raw[32];		/* struct sacc_desc, little endian, as in the SQ */
+};
+
+/* Counters since the module was loaded (SACC_WATCH_IOC_STATS). */
+struct sacc_watch_stats {
+	__u64 records;		/* doorbell records written to the ring */
+	__u64 drops;		/* records lost because the ring was full */
+	__u64 torn;		/* records with .torn != 0 */
+	__u64 descs;		/* descriptors recorded */
+	__u64 armed;		/* processes whose doorbell page was watched */
+	__u64 arm_failed;	/* mappings seen but not watched (see dmesg) */
+	__u64 kernel_hits;	/* traps from kernel mode (ignored) */
+	__u64 kprobe_missed;	/* mmap calls the kretprobe missed */
+	__u64 bare_traps;	/* traps with trap_only=1 (cost measurement) */
+	__u64 stale_traps;	/* traps where the doorbell page was no longer
+				 * mapped (unmapped, address reused): ignored,
+				 * that process's watch removed */
+	__u32 abi;		/* SACC_WATCH_ABI */
+	__u32 ring_bytes;	/* size of the ring */
+	__u32 max_descs;	/* descriptors per record at most */
+	__u32 watching;		/* processes watched now */
+};
+
+#define SACC_WATCH_IOC_STATS	_IOR('S', 0x57, struct sacc_watch_stats)
+
+#define SACC_WATCH_MAX_DESCS_LIMIT	4096u
+#define SACC_WATCH_READ_MIN                                                    \
+	(sizeof(struct sacc_watch_rec) +                                       \
+	 SACC_WATCH_MAX_DESCS_LIMIT * sizeof(struct sacc_watch_desc))
+
+_Static_assert(sizeof(struct sacc_watch_rec) == 64, "record header is 64 bytes");
+_Static_assert(sizeof(struct sacc_watch_desc) == 40, "record descriptor is 40 bytes");
+_Static_assert(sizeof(struct sacc_watch_stats) == 96, "stats are 96 bytes");
+_Static_assert(sizeof(struct sacc_watch_rec) % 8 == 0 &&
+	       sizeof(struct sacc_watch_desc) % 8 == 0,
+	       "records keep 8-byte alignment in the ring");
+
+#endif /* SACC_WATCH_H */

@@ -1,0 +1,550 @@
+// SPDX-License-Identifier: MIT
+/*
+ * trace.c - saccctl trace: the doorbell writes the watchpoint tracer
+ * (sacc_watch.ko, telemetry/watch/) trapped, decoded: time, pid, channel,
+ * old and new tail, every new descriptor.  Records come from
+ * /dev/sacc_watch in the binary form of include/sacc_watch.h; reading
+ * consumes them (one reader at a time).
+ */
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "sacc_hw.h"
+#include "sacc_watch.h"
+#include "saccctl.h"
+
+#define EXIT_LOST 3 /* the tracer dropped records: the trace has gaps */
+
+void usage_trace(FILE *f)
+{
+	fputs(
+	    "usage: saccctl trace [--pid P] [--json] [--follow] [--count N]\n"
+	    "       saccctl trace --stats [--json]\n"
+	    "       saccctl trace --input FILE [--pid P] [--json]\n\n"
+	    "Print the SACC doorbell writes the watchpoint tracer trapped: "
+	    "time,\n"
+	    "pid/tid, device, channel, old and new SQ tail (token doorbell: "
+	    "the\n"
+	    "PUT word) and every new descriptor, as the device will read it.\n"
+	    "Needs the tracer module: insmod /lib/modules/sacc/sacc_watch.ko\n"
+	    "(the SACC guest has it there). Every process that maps a SACC\n"
+	    "doorbell page after the module is loaded is traced; records wait "
+	    "in\n"
+	    "the module's ring until read, and reading consumes them.\n\n"
+	    "  --pid P       only records of process P\n"
+	    "  --json        JSON Lines: {\"type\":\"doorbell\",...} per "
+	    "write,\n"
+	    "                {\"type\":\"drops\",\"count\":N} where records "
+	    "were lost,\n"
+	    "                {\"type\":\"armed\"|\"disarmed\",...} when a "
+	    "process's\n"
+	    "                doorbell page starts / stops being watched\n"
+	    "  --follow      keep reading until SIGINT/SIGTERM (default: "
+	    "drain the\n"
+	    "                records there are now, then exit)\n"
+	    "  --count N     stop after N doorbell records\n"
+	    "  --stats       the module's counters instead of records\n"
+	    "  --input FILE  decode records saved from /dev/sacc_watch "
+	    "(e.g. with\n"
+	    "                cat) instead of reading the device\n"
+	    "  -h, --help\n\n"
+	    "Exit status: 0 all records delivered, 1 failure (tracer not "
+	    "loaded,\n"
+	    "another reader, I/O), 2 bad arguments, 3 the tracer lost records "
+	    "(the\n"
+	    "output shows where and how many).\n",
+	    f);
+}
+
+struct trace_cfg {
+	uint64_t pid, count;
+	bool has_pid, json, follow, stats;
+	const char *input;
+};
+
+struct trace_sum {
+	uint64_t records, descs, torn, lost, shown;
+};
+
+static volatile sig_atomic_t trace_stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	trace_stop = 1;
+}
+
+static const char *torn_name(unsigned int t)
+{
+	static const char *const n[] = {
+	    [SACC_WATCH_TORN_NONE] = "none",
+	    [SACC_WATCH_TORN_UNDECODED] = "undecoded-store",
+	    [SACC_WATCH_TORN_NO_CHANNEL] = "no-channel",
+	    [SACC_WATCH_TORN_SQ_UNREADABLE] = "sq-unreadable",
+	    [SACC_WATCH_TORN_RANGE] = "tail-out-of-range",
+	    [SACC_WATCH_TORN_TRUNCATED] = "truncated",
+	    [SACC_WATCH_TORN_NO_DEVICE] = "no-device",
+	};
+
+	return t < sizeof(n) / sizeof(n[0]) && n[t] ? n[t] : "unknown";
+}
+
+static void fmt_bdf(uint32_t bdf, char out[SACC_BDF_MAX])
+{
+	snprintf(out, SACC_BDF_MAX, "%04x:%02x:%02x.%x", bdf >> 16,
+		 (bdf >> 8) & 0xff, (bdf >> 3) & 0x1f, bdf & 7);
+}
+
+static void desc_of(const struct sacc_watch_desc *w, struct sacc_desc *d)
+{
+	memcpy(d, w->raw, sizeof(*d));
+	d->src = le64toh(d->src);
+	d->dst = le64toh(d->dst);
+	d->length = le32toh(d->length);
+	d->opcode = le16toh(d->opcode);
+	d->flags = le16toh(d->flags);
+	d->req_id = le32toh(d->req_id);
+	d->reserved = le32toh(d->reserved);
+}
+
+/* The doorbell words an ARMED record's mask names. */
+static void watched(uint32_t mask, char *out, size_t len)
+{
+	static const char *const names[] = {"ch0-1", "token", "ch2-3", "ch4-5"};
+	size_t i, n = 0;
+
+	out[0] = 0;
+	for (i = 0; i < 4; i++)
+		if (mask & (1u << i))
+			n += (size_t)snprintf(out + n, len - n, "%s%s",
+					      n ? " " : "", names[i]);
+}
+
+static int print_event_json(const struct sacc_watch_rec *r)
+{
+	struct json_object *o = jobj(), *a;
+	char bdf[SACC_BDF_MAX];
+	unsigned int i;
+
+	fmt_bdf(r->bdf, bdf);
+	jset_str(o, "type",
+		 r->type == SACC_WATCH_REC_ARMED ? "armed" : "disarmed");
+	jset_u64(o, "seq", r->seq);
+	jset_u64(o, "t_ns", r->t_ns);
+	jset_u64(o, "pid", r->pid);
+	jset_u64(o, "tid", r->tid);
+	jset_str(o, "bdf", bdf);
+	jset_hex(o, "addr", r->value64);
+	if (r->type == SACC_WATCH_REC_ARMED) {
+		static const char *const names[] = {"ch0-1", "token", "ch2-3",
+						    "ch4-5"};
+
+		a = jarr();
+		for (i = 0; i < 4; i++)
+			if (r->value & (1u << i))
+				jpush(a, json_object_new_string(names[i]));
+		jset(o, "watched", a);
+	} else {
+		jset_str(o, "why", "unmapped");
+	}
+	return jprint(o, JSON_COMPACT);
+}
+
+static int print_json(const struct sacc_watch_rec *r)
+{
+	const struct sacc_watch_desc *w = (const void *)(r + 1);
+	struct json_object *o = jobj(), *a;
+	char bdf[SACC_BDF_MAX];
+	struct sacc_desc d;
+	uint32_t i;
+
+	if (r->type == SACC_WATCH_REC_ARMED ||
+	    r->type == SACC_WATCH_REC_DISARMED) {
+		json_object_put(o);
+		return print_event_json(r);
+	}
+	if (r->type == SACC_WATCH_REC_DROPS) {
+		jset_str(o, "type", "drops");
+		jset_u64(o, "count", r->value64);
+		jset_u64(o, "seq", r->seq);
+		jset_u64(o, "t_ns", r->t_ns);
+		return jprint(o, JSON_COMPACT);
+	}
+	fmt_bdf(r->bdf, bdf);
+	jset_str(o, "type", "doorbell");
+	jset_u64(o, "seq", r->seq);
+	jset_u64(o, "t_ns", r->t_ns);
+	jset_u64(o, "pid", r->pid);
+	jset_u64(o, "tid", r->tid);
+	jset_str(o, "bdf", bdf);
+	if (r->chan == 0xffff)
+		jset_null(o, "chan");
+	else
+		jset_u64(o, "chan", r->chan);
+	jset_str(o, "kind",
+		 r->kind == SACC_WATCH_KIND_TOKEN ? "token" : "tail");
+	jset_u64(o, "old", r->old_tail);
+	jset_u64(o, "new", r->new_tail);
+	jset_u64(o, "value", r->value);
+	a = jarr();
+	for (i = 0; i < r->ndesc; i++, w++) {
+		struct json_object *e = jobj();
+
+		desc_of(w, &d);
+		jset_u64(e, "index", w->index);
+		jset_u64(e, "opcode", d.opcode);
+		jset_u64(e, "flags", d.flags);
+		jset_u64(e, "length", d.length);
+		jset_hex(e, "src", d.src);
+		jset_hex(e, "dst", d.dst);
+		jset_u64(e, "req_id", d.req_id);
+		jset_u64(e, "reserved", d.reserved);
+		jset_u64(e, "inline_len", w->inline_len);
+		jpush(a, e);
+	}
+	jset(o, "descs", a);
+	jset_bool(o, "torn", r->torn != SACC_WATCH_TORN_NONE);
+	if (r->torn)
+		jset_str(o, "torn_why", torn_name(r->torn));
+	return jprint(o, JSON_COMPACT);
+}
+
+static int print_text(const struct sacc_watch_rec *r)
+{
+	const struct sacc_watch_desc *w = (const void *)(r + 1);
+	char bdf[SACC_BDF_MAX];
+	struct sacc_desc d;
+	uint32_t i;
+
+	if (r->type == SACC_WATCH_REC_ARMED ||
+	    r->type == SACC_WATCH_REC_DISARMED) {
+		char w[64];
+
+		fmt_bdf(r->bdf, bdf);
+		watched(r->value, w, sizeof(w));
+		printf("#%-8llu %llu.%09llu pid %u tid %u %s %s doorbell page "
+		       "0x%llx%s%s%s\n",
+		       (unsigned long long)r->seq,
+		       (unsigned long long)(r->t_ns / 1000000000ull),
+		       (unsigned long long)(r->t_ns % 1000000000ull), r->pid,
+		       r->tid, bdf,
+		       r->type == SACC_WATCH_REC_ARMED
+			   ? "watching"
+			   : "unmapped, stopped watching",
+		       (unsigned long long)r->value64,
+		       r->type == SACC_WATCH_REC_ARMED ? " (" : "",
+		       r->type == SACC_WATCH_REC_ARMED ? w : "",
+		       r->type == SACC_WATCH_REC_ARMED ? ")" : "");
+		return EXIT_OK;
+	}
+	if (r->type == SACC_WATCH_REC_DROPS) {
+		printf("#%-8llu LOST %llu records (the ring was full; read "
+		       "faster or load the module with a larger ring_kib)\n",
+		       (unsigned long long)r->seq,
+		       (unsigned long long)r->value64);
+		return EXIT_OK;
+	}
+	fmt_bdf(r->bdf, bdf);
+	printf("#%-8llu %llu.%09llu pid %u tid %u %s ch %d %s %u -> %u, %u "
+	       "desc%s%s%s\n",
+	       (unsigned long long)r->seq,
+	       (unsigned long long)(r->t_ns / 1000000000ull),
+	       (unsigned long long)(r->t_ns % 1000000000ull), r->pid, r->tid,
+	       bdf, r->chan == 0xffff ? -1 : (int)r->chan,
+	       r->kind == SACC_WATCH_KIND_TOKEN ? "token" : "tail", r->old_tail,
+	       r->new_tail, r->ndesc, r->ndesc == 1 ? "" : "s",
+	       r->torn ? "  TORN: " : "", r->torn ? torn_name(r->torn) : "");
+	for (i = 0; i < r->ndesc; i++, w++) {
+		desc_of(w, &d);
+		printf("    sq[%u] op %u flags 0x%x len %u src 0x%llx dst "
+		       "0x%llx req_id %u%s",
+		       w->index, d.opcode, d.flags, d.length,
+		       (unsigned long long)d.src, (unsigned long long)d.dst,
+		       d.req_id, d.reserved ? "" : "\n");
+		if (d.reserved)
+			printf(" reserved 0x%x\n", d.reserved);
+		if (w->inline_len)
+			printf("      inline payload %u bytes\n",
+			       w->inline_len);
+	}
+	return ferror(stdout) ? fail("writing the trace: %s", strerror(errno))
+			      : EXIT_OK;
+}
+
+/* Decode @len bytes of whole records; 0, or 1 for a malformed stream. */
+static int emit(const uint8_t *buf, size_t len, const struct trace_cfg *c,
+		struct trace_sum *s)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		const struct sacc_watch_rec *r = (const void *)(buf + off);
+
+		if (len - off < sizeof(*r) || r->size < sizeof(*r) ||
+		    r->size > len - off ||
+		    r->size != sizeof(*r) + (uint64_t)r->ndesc *
+						sizeof(struct sacc_watch_desc))
+			return fail("malformed tracer record at byte %zu "
+				    "(a module of another ABI than %u?)",
+				    off, SACC_WATCH_ABI);
+		off += r->size;
+		if (r->type == SACC_WATCH_REC_DROPS) {
+			s->lost += r->value64;
+		} else if ((r->type != SACC_WATCH_REC_DOORBELL &&
+			    r->type != SACC_WATCH_REC_ARMED &&
+			    r->type != SACC_WATCH_REC_DISARMED) ||
+			   (c->has_pid && r->pid != c->pid)) {
+			continue; /* a newer module's record type: skipped */
+		} else if (r->type != SACC_WATCH_REC_DOORBELL) {
+			if (c->count && s->shown == c->count)
+				continue;
+		} else {
+			if (c->count && s->shown == c->count)
+				continue;
+			s->records++;
+			s->shown++;
+			s->descs += r->ndesc;
+			s->torn += r->torn != SACC_WATCH_TORN_NONE;
+		}
+		if ((c->json ? print_json : print_text)(r))
+			return EXIT_FAIL;
+	}
+	return EXIT_OK;
+}
+
+static int trace_stats(int fd, bool json)
+{
+	struct sacc_watch_stats s;
+
+	if (ioctl(fd, SACC_WATCH_IOC_STATS, &s))
+		return fail("%s: stats: %s", SACC_WATCH_DEV, strerror(errno));
+	if (json) {
+		struct json_object *o = jobj();
+
+		jset_str(o, "type", "watch_stats");
+		jset_u64(o, "records", s.records);
+		jset_u64(o, "drops", s.drops);
+		jset_u64(o, "torn", s.torn);
+		jset_u64(o, "descs", s.descs);
+		jset_u64(o, "armed", s.armed);
+		jset_u64(o, "arm_failed", s.arm_failed);
+		jset_u64(o, "kernel_hits", s.kernel_hits);
+		jset_u64(o, "kprobe_missed", s.kprobe_missed);
+		jset_u64(o, "bare_traps", s.bare_traps);
+		jset_u64(o, "stale_traps", s.stale_traps);
+		jset_u64(o, "watching", s.watching);
+		jset_u64(o, "ring_bytes", s.ring_bytes);
+		jset_u64(o, "max_descs", s.max_descs);
+		return jprint(o, JSON_COMPACT);
+	}
+	printf(
+	    "doorbell records  %llu\n"
+	    "descriptors       %llu\n"
+	    "torn records      %llu\n"
+	    "lost (drops)      %llu\n"
+	    "processes armed   %llu (watching now %u, not armed %llu)\n"
+	    "kernel-mode traps %llu (ignored)\n"
+	    "mmap probes missed %llu\n"
+	    "bare traps        %llu (trap_only=1: counted, not recorded)\n"
+	    "stale traps       %llu (doorbell page unmapped; watch removed)\n"
+	    "ring              %u KiB, %u descriptors a record at most\n",
+	    (unsigned long long)s.records, (unsigned long long)s.descs,
+	    (unsigned long long)s.torn, (unsigned long long)s.drops,
+	    (unsigned long long)s.armed, s.watching,
+	    (unsigned long long)s.arm_failed, (unsigned long long)s.kernel_hits,
+	    (unsigned long long)s.kprobe_missed,
+	    (unsigned long long)s.bare_traps, (unsigned long long)s.stale_traps,
+	    s.ring_bytes / 1024, s.max_descs);
+	return EXIT_OK;
+}
+
+static int open_tracer(const struct trace_cfg *c)
+{
+	int fd = open(SACC_WATCH_DEV,
+		      O_RDONLY | O_CLOEXEC | (c->follow ? 0 : O_NONBLOCK));
+
+	if (fd >= 0)
+		return fd;
+	if (errno == ENOENT)
+		fail("%s does not exist: the tracer module is not loaded; "
+		     "load it with 'insmod /lib/modules/sacc/sacc_watch.ko' "
+		     "(processes that map a doorbell page after that are "
+		     "traced)",
+		     SACC_WATCH_DEV);
+	else
+		fail("%s: %s", SACC_WATCH_DEV, strerror(errno));
+	return -1;
+}
+
+static int read_input(const struct trace_cfg *c, uint8_t *buf, size_t cap,
+		      struct trace_sum *s)
+{
+	FILE *f = fopen(c->input, "rb");
+	size_t have = 0, n, off;
+	int ret = EXIT_OK;
+
+	if (!f)
+		return fail("--input %s: %s", c->input, strerror(errno));
+	while (ret == EXIT_OK && (n = fread(buf + have, 1, cap - have, f))) {
+		have += n;
+		/* Emit the whole records there are, keep the partial one. */
+		for (off = 0; have - off >= sizeof(struct sacc_watch_rec);) {
+			const struct sacc_watch_rec *r =
+			    (const void *)(buf + off);
+
+			if (r->size < sizeof(*r) || r->size > cap)
+				return fclose(f), fail("--input %s: malformed "
+						       "record at byte %zu",
+						       c->input, off);
+			if (r->size > have - off)
+				break;
+			ret = emit(buf + off, r->size, c, s);
+			off += r->size;
+			if (ret)
+				break;
+		}
+		memmove(buf, buf + off, have - off);
+		have -= off;
+	}
+	if (ret == EXIT_OK && have)
+		ret = fail("--input %s: ends inside a record", c->input);
+	fclose(f);
+	return ret;
+}
+
+static int read_device(const struct trace_cfg *c, int fd, uint8_t *buf,
+		       size_t cap, struct trace_sum *s)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	ssize_t n;
+	int ret;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: poll returns */
+	sigaction(SIGTERM, &sa, NULL);
+	while (!trace_stop && !(c->count && s->shown >= c->count)) {
+		if (c->follow) {
+			struct pollfd p = {.fd = fd, .events = POLLIN};
+
+			fflush(stdout);
+			if (poll(&p, 1, 250) <= 0)
+				continue; /* timeout, EINTR: check the flag */
+		}
+		n = read(fd, buf, cap);
+		if (n < 0 && (errno == EINTR || (c->follow && errno == EAGAIN)))
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break; /* drained */
+		if (n < 0 && errno == EBUSY)
+			return fail("%s: another 'saccctl trace' is reading "
+				    "(records go to one reader); stop it first",
+				    SACC_WATCH_DEV);
+		if (n < 0)
+			return fail("reading %s: %s", SACC_WATCH_DEV,
+				    strerror(errno));
+		ret = emit(buf, (size_t)n, c, s);
+		if (ret)
+			return ret;
+	}
+	return EXIT_OK;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	static const struct option lo[] = {
+	    {"pid", required_argument, NULL, 'p'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"follow", no_argument, NULL, 'f'},
+	    {"count", required_argument, NULL, 'n'},
+	    {"stats", no_argument, NULL, 's'},
+	    {"input", required_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	struct trace_cfg c = {0};
+	struct trace_sum s = {0};
+	size_t cap = SACC_WATCH_READ_MIN;
+	uint8_t *buf;
+	int ch, fd = -1, ret;
+
+	while ((ch = cmd_getopt(argc, argv, "h", lo, usage_trace)) != -1) {
+		switch (ch) {
+		case 'p':
+			if (!parse_u64(optarg, &c.pid) || c.pid > INT32_MAX)
+				return usage_error(usage_trace, "trace",
+						   "--pid '%s' is not a pid",
+						   optarg);
+			c.has_pid = true;
+			break;
+		case 'n':
+			if (!parse_u64(optarg, &c.count) || !c.count)
+				return usage_error(usage_trace, "trace",
+						   "--count must be a number "
+						   ">= 1, not '%s'",
+						   optarg);
+			break;
+		case 'j':
+			c.json = true;
+			break;
+		case 'f':
+			c.follow = true;
+			break;
+		case 's':
+			c.stats = true;
+			break;
+		case 'i':
+			c.input = optarg;
+			break;
+		case 'h':
+			usage_trace(stdout);
+			return EXIT_OK;
+		default:
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return usage_error(usage_trace, "trace",
+				   "unexpected argument '%s'", argv[optind]);
+	if (c.input && (c.follow || c.stats))
+		return usage_error(
+		    usage_trace, "trace",
+		    "--input takes neither --follow nor --stats");
+	if (!c.input) {
+		fd = open_tracer(&c);
+		if (fd < 0)
+			return EXIT_FAIL;
+	}
+	if (c.stats) {
+		ret = trace_stats(fd, c.json);
+		close(fd);
+		return ret;
+	}
+	buf = malloc(cap);
+	if (!buf) {
+		if (fd >= 0)
+			close(fd);
+		return fail("out of memory");
+	}
+	ret = c.input ? read_input(&c, buf, cap, &s)
+		      : read_device(&c, fd, buf, cap, &s);
+	free(buf);
+	if (fd >= 0)
+		close(fd);
+	if (fflush(stdout) && !ret)
+		ret = fail("writing the trace: %s", strerror(errno));
+	fprintf(stderr,
+		"saccctl trace: %llu doorbell records, %llu descriptors, %llu "
+		"torn, %llu lost\n",
+		(unsigned long long)s.records, (unsigned long long)s.descs,
+		(unsigned long long)s.torn, (unsigned long long)s.lost);
+	if (!ret && s.lost)
+		ret = EXIT_LOST;
+	return ret;
+}
