@@ -38,6 +38,13 @@ if [ "$have" != "$san False" ]; then
 		die "could not reconfigure $dir for the sanitizers."
 fi
 
+# Reconfigure first if meson.build changed, so the list below is current
+# (introspection reads what the last configure wrote).
+ninja -C "$dir" build.ninja >"$dir/ninja-san.log" 2>&1 || {
+	tail -n 30 "$dir/ninja-san.log" >&2
+	die "regenerating $dir failed (full log: $dir/ninja-san.log)."
+}
+
 # The unit tests' executables (and the built programs a test script is
 # given, such as saccctl), and nothing else.
 targets=$(meson introspect "$dir" --tests | python3 -c 'import json, os, sys
