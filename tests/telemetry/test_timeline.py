@@ -4,7 +4,7 @@
 device.trace is real ci/vm trace output (memcpy, write-inline, a DMA
 fault, OP_TIMESTAMP with MSI-X, a token doorbell on channel 1); api.jsonl
 and watch.jsonl are written by hand to the formats of
-docs/telemetry-interfaces (the guest clock there is host - 8700000123456
+docs/telemetry.md (the guest clock there is host - 8700000123456
 ns, and the second of three sync samples has the shortest round trip).
 """
 import json
