@@ -116,6 +116,7 @@ static atomic64_t st_records, st_drops, st_torn, st_descs, st_armed,
 /* ---- the ring ---------------------------------------------------------- */
 
 static DEFINE_RAW_SPINLOCK(ring_lock);
+static DEFINE_MUTEX(read_mutex); /* read_bounce, one read() at a time */
 static DECLARE_WAIT_QUEUE_HEAD(ring_wq);
 static u8 *ring;
 static u32 ring_size;
@@ -276,8 +277,12 @@ static void __iomem *sw_chan_regs(const struct sw_dev *d, u32 ch)
 	return NULL;
 }
 
-/* Read the descriptors of @ch from @old up to @new into @rec. */
-static void sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
+/*
+ * Read the descriptors of @ch from @old up to @new into @rec.  Returns
+ * false if the device refuses @new (out of its SQ), so it keeps its tail
+ * and so must the shadow.
+ */
+static bool sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
 			  void __iomem *cr, struct sacc_watch_rec *rec)
 {
 	struct sacc_watch_desc *out = (struct sacc_watch_desc *)(rec + 1);
@@ -290,19 +295,23 @@ static void sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
 	if (size < SACC_RING_MIN_ENTRIES || size > SACC_RING_MAX_ENTRIES ||
 	    i >= size || new >= size) {
 		rec->torn = SACC_WATCH_TORN_RANGE;
-		return;
+		/* The device refuses a new tail out of range and keeps its
+		 * own; an old one out of range only means the SQ shrank at
+		 * a re-enable we did not see: follow the new tail. */
+		return size >= SACC_RING_MIN_ENTRIES &&
+		       size <= SACC_RING_MAX_ENTRIES && new < size;
 	}
 	while (i != new) {
 		struct sacc_desc d;
 
 		if (rec->ndesc == cap) {
 			rec->torn = SACC_WATCH_TORN_TRUNCATED;
-			return;
+			return true;
 		}
 		if (sw_read_iova(dom, sq_base + (u64)i * sizeof(d), &d,
 				 sizeof(d))) {
 			rec->torn = SACC_WATCH_TORN_SQ_UNREADABLE;
-			return;
+			return true;
 		}
 		out->index = i;
 		out->inline_len = 0;
@@ -322,6 +331,7 @@ static void sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
 		out++;
 		rec->ndesc++;
 	}
+	return true;
 }
 
 /*
@@ -359,7 +369,10 @@ static bool sw_maps_doorbell(struct mm_struct *mm, unsigned long addr,
 	ptep = pte_offset_map(&pmdv, addr);
 	pte = ptep_get_lockless(ptep);
 	pte_unmap(ptep);
-	return pte_present(pte) && pte_pfn(pte) == pfn;
+	/* Not present: vfio-pci zapped its BAR mappings (a reset or FLR by
+	 * another thread) between the store and this trap; the store did
+	 * reach the doorbell.  Only another page at the address is stale. */
+	return !pte_present(pte) || pte_pfn(pte) == pfn;
 }
 
 struct sw_disarm {
@@ -492,10 +505,9 @@ static void sw_trap(struct perf_event *bp, struct perf_sample_data *data,
 	}
 	raw_spin_lock_irqsave(&p->lock, flags);
 	rec->old_tail = p->shadow[ch];
-	sw_read_descs(p, dom, cr, rec);
 	/* A doorbell the device must refuse (tail out of range) does not
 	 * move its tail: neither does the shadow. */
-	if (rec->torn != SACC_WATCH_TORN_RANGE)
+	if (sw_read_descs(p, dom, cr, rec))
 		p->shadow[ch] = rec->new_tail;
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	rec->size += rec->ndesc * sizeof(struct sacc_watch_desc);
@@ -764,22 +776,12 @@ static int sw_release(struct inode *inode, struct file *f)
 	return 0;
 }
 
-static ssize_t sw_read(struct file *f, char __user *buf, size_t len,
-		       loff_t *ppos)
+static ssize_t sw_read_locked(struct file *f, char __user *buf, size_t cap)
 {
 	struct sacc_watch_rec h;
-	size_t n = 0, cap = min_t(size_t, len, SACC_WATCH_READ_MIN);
+	size_t n = 0;
 	int ret;
 
-	if (len < SACC_WATCH_READ_MIN)
-		return -EINVAL;
-	/* Reading consumes records: one reader at a time (an open for the
-	 * stats ioctl alone does not count). */
-	if (!f->private_data) {
-		if (atomic_cmpxchg(&sw_reader, 0, 1))
-			return -EBUSY;
-		f->private_data = f;
-	}
 	for (;;) {
 		raw_spin_lock_irq(&ring_lock);
 		if (ring_head != ring_tail || ring_pending_drops)
@@ -811,6 +813,30 @@ static ssize_t sw_read(struct file *f, char __user *buf, size_t len,
 	if (copy_to_user(buf, read_bounce, n))
 		return -EFAULT;
 	return n;
+}
+
+static ssize_t sw_read(struct file *f, char __user *buf, size_t len,
+		       loff_t *ppos)
+{
+	size_t cap = min_t(size_t, len, SACC_WATCH_READ_MIN);
+	ssize_t ret;
+
+	if (len < SACC_WATCH_READ_MIN)
+		return -EINVAL;
+	/* Reading consumes records: one reader at a time (an open for the
+	 * stats ioctl alone does not count). */
+	if (!f->private_data) {
+		if (atomic_cmpxchg(&sw_reader, 0, 1))
+			return -EBUSY;
+		f->private_data = f;
+	}
+	/* read_bounce is shared: two threads reading one file (or a fork
+	 * child sharing it) must not interleave in it. */
+	if (mutex_lock_interruptible(&read_mutex))
+		return -ERESTARTSYS;
+	ret = sw_read_locked(f, buf, cap);
+	mutex_unlock(&read_mutex);
+	return ret;
 }
 
 static __poll_t sw_poll(struct file *f, struct poll_table_struct *pt)
