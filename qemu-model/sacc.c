@@ -50,6 +50,7 @@
 #include "qemu/bswap.h"
 #include "qemu/timer.h"
 #include "qemu/rcu.h"
+#include "qemu/error-report.h"
 #include "exec/memory.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
@@ -130,6 +131,7 @@ struct SaccState {
     QEMUBH *bh;
     uint8_t *bounce; /* SACC_MAX_XFER bytes, src is staged here */
     bool direct_copy;    /* property "x-direct-copy" */
+    struct SaccAtc *atc; /* translation cache of the direct path, or NULL */
 
     uint32_t nr_channels; /* property "channels" */
     uint32_t rr_next;     /* channel whose turn comes next */
@@ -510,29 +512,165 @@ static bool sacc_mr_unassigned(SaccState *s, MemoryRegion *mr)
 }
 
 /*
+ * The device's translation cache (an ATC) for the direct path: IOVA page
+ * to host address of plain guest RAM, per direction, filled from the
+ * direct path's translations and used by later descriptors.  An entry
+ * stands for a translation the IOMMU gave and could itself cache until
+ * the guest invalidates it, so:
+ *  - every IOMMU invalidation drops all entries (an UNMAP-only IOMMU
+ *    notifier; patches/0004 makes domain, device and global
+ *    invalidations reach it, as page-selective ones do);
+ *  - so does every change of QEMU's memory map (a MemoryListener's
+ *    commit: DMA remapping or bus mastering switched, RAM or a BAR moved);
+ *  - only pages that one translation covered whole, with the access's
+ *    permission, are cached, and a miss translates as before, so a fault
+ *    is still reported by the IOMMU once per faulting access.
+ * It is used with the BQL held only: invalidations and memory map
+ * changes happen under it, so none can come between a lookup and the
+ * copy that uses it.
+ */
+#define SACC_ATC_ENTRIES 1024 /* per direction, direct mapped */
+
+typedef struct SaccAtcEntry {
+    uint64_t tag; /* IOVA page number + 1; 0: empty */
+    uint32_t gen; /* valid while equal to SaccAtc.gen */
+    uint8_t *host;
+} SaccAtcEntry;
+
+typedef struct SaccAtc {
+    MemoryListener listener;
+    IOMMUNotifier notifier;
+    MemoryRegion *iommu; /* the IOMMU region the notifier is on */
+    bool broken;         /* notifier refused, or a second IOMMU region */
+    uint32_t gen;        /* bumped to drop every entry */
+    SaccAtcEntry e[2][SACC_ATC_ENTRIES]; /* [is_write] */
+} SaccAtc;
+
+static void sacc_atc_flush(SaccAtc *atc)
+{
+    atc->gen++;
+    if (atc->gen == 0) { /* wrapped: no old entry may look valid */
+        memset(atc->e, 0, sizeof(atc->e));
+        atc->gen = 1;
+    }
+}
+
+static void sacc_atc_unmap(IOMMUNotifier *n, IOMMUTLBEntry *entry)
+{
+    sacc_atc_flush(container_of(n, SaccAtc, notifier));
+}
+
+static void sacc_atc_commit(MemoryListener *listener)
+{
+    sacc_atc_flush(container_of(listener, SaccAtc, listener));
+}
+
+/* A region of the device's DMA address space: listen to its IOMMU */
+static void sacc_atc_region_add(MemoryListener *listener,
+                                MemoryRegionSection *section)
+{
+    SaccAtc *atc = container_of(listener, SaccAtc, listener);
+    Error *err = NULL;
+
+    if (!memory_region_is_iommu(section->mr) || atc->iommu == section->mr) {
+        return;
+    }
+    if (atc->iommu) {
+        atc->broken = true;
+        return;
+    }
+    iommu_notifier_init(&atc->notifier, sacc_atc_unmap,
+                        IOMMU_NOTIFIER_UNMAP, 0, HWADDR_MAX,
+                        memory_region_iommu_attrs_to_index(
+                            IOMMU_MEMORY_REGION(section->mr),
+                            MEMTXATTRS_UNSPECIFIED));
+    if (memory_region_register_iommu_notifier(section->mr, &atc->notifier,
+                                              &err)) {
+        /* no cache then: every page is translated, as without one */
+        warn_report_err(err);
+        atc->broken = true;
+        return;
+    }
+    atc->iommu = section->mr;
+}
+
+/* The cache of @s, created at the first use; NULL if it cannot be used */
+static SaccAtc *sacc_atc_get(SaccState *s)
+{
+    if (!qemu_mutex_iothread_locked()) {
+        return NULL;
+    }
+    if (!s->atc) {
+        s->atc = g_new0(SaccAtc, 1);
+        s->atc->gen = 1;
+        s->atc->listener = (MemoryListener) {
+            .name = "sacc-atc",
+            .region_add = sacc_atc_region_add,
+            .commit = sacc_atc_commit,
+        };
+        memory_listener_register(&s->atc->listener,
+                                 pci_get_address_space(PCI_DEVICE(s)));
+    }
+    return s->atc->broken ? NULL : s->atc;
+}
+
+static void sacc_atc_free(SaccState *s)
+{
+    if (!s->atc) {
+        return;
+    }
+    memory_listener_unregister(&s->atc->listener);
+    if (s->atc->iommu) {
+        memory_region_unregister_iommu_notifier(s->atc->iommu,
+                                                &s->atc->notifier);
+    }
+    g_free(s->atc);
+    s->atc = NULL;
+}
+
+/*
  * Translate [@addr, @addr + @len) for a read (@is_write false) or a write
- * into at most SACC_PIECES_MAX pieces (*@n of them).  On a fault
- * *@fault_off is the offset of the failing translation.  The caller
- * holds the RCU read lock for as long as it uses the pieces.
+ * into at most SACC_PIECES_MAX pieces (*@n of them), through the cache
+ * @atc if not NULL.  On a fault *@fault_off is the offset of the failing
+ * translation.  The caller holds the RCU read lock for as long as it
+ * uses the pieces.
  */
 static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
                                      uint64_t addr, uint32_t len,
                                      bool is_write, uint32_t epoch,
-                                     SaccPiece *pieces, uint32_t *n,
-                                     uint32_t *fault_off)
+                                     SaccAtc *atc, SaccPiece *pieces,
+                                     uint32_t *n, uint32_t *fault_off)
 {
+    const uint64_t pmask = SACC_PAGE_SIZE - 1;
     PCIDevice *pdev = PCI_DEVICE(s);
     AddressSpace *as = pci_get_address_space(pdev);
     MemTxAttrs attrs = { .requester_id = pci_requester_id(pdev) };
+    SaccAtcEntry *cache = atc ? atc->e[is_write] : NULL;
     uint32_t off = 0;
 
     *n = 0;
     while (off < len) {
+        uint64_t a = addr + off, page = a / SACC_PAGE_SIZE, p;
+        SaccAtcEntry *e = cache ? &cache[page % SACC_ATC_ENTRIES] : NULL;
         hwaddr xlat, l = len - off;
         MemoryRegion *mr;
+        uint8_t *ptr;
 
-        mr = address_space_translate(as, addr + off, &xlat, &l, is_write,
-                                     attrs);
+        if (*n == SACC_PIECES_MAX) {
+            return SACC_MAP_STAGED;
+        }
+        if (e && e->tag == page + 1 && e->gen == atc->gen) {
+            l = MIN(l, SACC_PAGE_SIZE - (a & pmask));
+            pieces[(*n)++] = (SaccPiece) {
+                .ptr = e->host + (a & pmask),
+                .off = off,
+                .len = l,
+            };
+            off += l;
+            continue;
+        }
+
+        mr = address_space_translate(as, a, &xlat, &l, is_write, attrs);
         /* A fault interrupt may have landed on us. */
         if (ch->epoch != epoch) {
             return SACC_MAP_ABANDONED;
@@ -544,15 +682,22 @@ static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
             }
             return SACC_MAP_STAGED;
         }
-        if (*n == SACC_PIECES_MAX || l == 0) {
+        if (l == 0) {
             return SACC_MAP_STAGED;
         }
         l = MIN(l, len - off);
-        pieces[(*n)++] = (SaccPiece) {
-            .ptr = qemu_map_ram_ptr(mr->ram_block, xlat),
-            .off = off,
-            .len = l,
-        };
+        ptr = qemu_map_ram_ptr(mr->ram_block, xlat);
+        pieces[(*n)++] = (SaccPiece) { .ptr = ptr, .off = off, .len = l };
+        /* Cache the pages this translation covered whole. */
+        for (p = (a + pmask) & ~pmask; cache && p + SACC_PAGE_SIZE <= a + l;
+             p += SACC_PAGE_SIZE) {
+            e = &cache[(p / SACC_PAGE_SIZE) % SACC_ATC_ENTRIES];
+            *e = (SaccAtcEntry) {
+                .tag = p / SACC_PAGE_SIZE + 1,
+                .gen = atc->gen,
+                .host = ptr + (p - a),
+            };
+        }
         off += l;
     }
     return SACC_MAP_OK;
@@ -694,15 +839,16 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
     g_autofree SaccCopyPlan *plan = g_new(SaccCopyPlan, 1);
     uint32_t nsrc, ndst, fault_off = 0, upto = d->length;
     const uint8_t *bounce = NULL;
+    SaccAtc *atc = sacc_atc_get(s);
     SaccMapResult m;
     uint32_t i;
 
     RCU_READ_LOCK_GUARD();
     *direct = true;
-    m = sacc_map_buffer(s, ch, d->src, d->length, false, epoch, plan->src,
-                        &nsrc, &fault_off);
+    m = sacc_map_buffer(s, ch, d->src, d->length, false, epoch, atc,
+                        plan->src, &nsrc, &fault_off);
     if (m == SACC_MAP_OK) {
-        m = sacc_map_buffer(s, ch, d->dst, d->length, true, epoch,
+        m = sacc_map_buffer(s, ch, d->dst, d->length, true, epoch, atc,
                             plan->dst, &ndst, &fault_off);
         if (m == SACC_MAP_FAULT) {
             /* dst up to the faulting page, as the staged path does */
@@ -1771,6 +1917,7 @@ static void sacc_exit(PCIDevice *pdev)
     SaccState *s = SACC(pdev);
 
     qemu_bh_delete(s->bh);
+    sacc_atc_free(s);
     g_free(s->bounce);
     msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
 }
