@@ -2185,6 +2185,175 @@ static void test_v3_garbage(void)
     sacc_stop(&t);
 }
 
+/*
+ * The copy paths (x-direct-copy on: one host copy where src and dst are
+ * plain RAM; off: staged through the bounce buffer) must give the guest
+ * the same result: status, fault record, and memory.  Each case runs on
+ * both, with the fault edges at the end of RAM (nothing is mapped above
+ * it here; tests/guest covers IOMMU faults) and with overlapping and
+ * aliased buffers.
+ */
+typedef struct {
+    uint16_t op;
+    bool src_end;     /* src (and dst) relative to the end of RAM, */
+    int64_t src;      /* else to the test area */
+    bool dst_end;
+    int64_t dst;
+    uint32_t len;
+    int64_t fault;    /* RAM_SIZE + this; NO_FAULT for none */
+    bool dst_fault;
+} CopyCase;
+
+#define P SACC_PAGE_SIZE
+#define NO_FAULT INT64_MAX
+static const CopyCase copy_cases[] = {
+    /* source faults: first page (exact address), middle, last page */
+    { SACC_OP_MEMCPY, true, 8, false, 0x10000, 100, 8, false },
+    { SACC_OP_MEMCPY, true, -(2 * P + 50), false, 0x10000, 4 * P, 0, false },
+    { SACC_OP_XFORM, true, -(3 * P - 10), false, 0x10000, 3 * P - 9, 0,
+      false },
+    /* destination faults: first page, middle, last page */
+    { SACC_OP_MEMCPY, false, 0x100, true, 0x10, 300, 0x10, true },
+    { SACC_OP_XFORM, false, 0x100, true, -(P + 7), 3 * P, 0, true },
+    { SACC_OP_MEMCPY, false, 0x100, true, -(2 * P + 1), 2 * P + 2, 0, true },
+    /* overlapping (both ways) and aliased buffers: src is read first */
+    { SACC_OP_XFORM, false, 0x100, false, 0x100 + 100, 3 * P + 5, NO_FAULT,
+      false },
+    { SACC_OP_MEMCPY, false, 0x100 + 100, false, 0x100, 3 * P + 5, NO_FAULT,
+      false },
+    { SACC_OP_XFORM, false, 0x200, false, 0x200, 5000, NO_FAULT, false },
+    /* unaligned starts and lengths, page and sub-page */
+    { SACC_OP_MEMCPY, false, 1, false, 0x8000 + 4095, 2 * P + 3, NO_FAULT,
+      false },
+    { SACC_OP_XFORM, false, 4095, false, 0x8000 + 1, 1, NO_FAULT, false },
+};
+#undef P
+
+#define COPY_AREA (256 * 1024)
+
+/* Run every copy case on a device with @props; record what the guest saw */
+static void copy_cases_run(const char *props, GByteArray **mem,
+                           uint32_t *status, uint64_t *fault_addr)
+{
+    const uint64_t edge = RAM_SIZE - COPY_AREA;
+    g_autofree uint8_t *init = g_malloc(COPY_AREA);
+    Sacc t;
+    uint64_t area;
+    size_t i;
+
+    sacc_start_props(&t, props);
+    ring_setup(&t, 4, 4);
+    area = guest_alloc(&t.qs->alloc, COPY_AREA);
+    fill_pattern(init, COPY_AREA, 77);
+    for (i = 0; i < ARRAY_SIZE(copy_cases); i++) {
+        const CopyCase *c = &copy_cases[i];
+        uint64_t src = (c->src_end ? RAM_SIZE : area) + c->src;
+        uint64_t dst = (c->dst_end ? RAM_SIZE : area) + c->dst;
+        struct sacc_cqe cqe;
+
+        qtest_bufwrite(t.qts, area, init, COPY_AREA);
+        qtest_bufwrite(t.qts, edge, init, COPY_AREA);
+        submit(&t, c->op, src, dst, c->len, 0, 100 + i);
+        ring_doorbell(&t);
+        g_assert_true(wait_cqe(&t, &cqe, WAIT_US));
+        ack_cq(&t);
+        g_assert_cmphex(cqe.req_id, ==, 100 + i);
+        status[i] = cqe.status;
+        fault_addr[i] = qpci_io_readq(t.dev, t.bar0, SACC_REG_FAULT_ADDR);
+        mem[i] = g_byte_array_sized_new(2 * COPY_AREA);
+        g_byte_array_set_size(mem[i], 2 * COPY_AREA);
+        qtest_bufread(t.qts, area, mem[i]->data, COPY_AREA);
+        qtest_bufread(t.qts, edge, mem[i]->data + COPY_AREA, COPY_AREA);
+
+        if (c->fault == NO_FAULT) {
+            g_assert_cmpuint(cqe.status, ==, SACC_STS_OK);
+            g_assert_cmpuint(cqe.result_len, ==, c->len);
+        } else {
+            g_assert_cmpuint(cqe.status, ==, SACC_STS_DMA_FAULT);
+            g_assert_cmphex(fault_addr[i], ==, RAM_SIZE + c->fault);
+            g_assert_cmphex(rd(&t, SACC_REG_FAULT_INFO), ==,
+                            c->dst_fault ? SACC_FAULT_DST_WRITE |
+                                           SACC_FAULT_IS_WRITE
+                                         : SACC_FAULT_SRC_READ);
+        }
+    }
+    g_assert_cmpuint(rd(&t, SACC_REG_FAULT_COUNT), ==, 6);
+    sacc_stop(&t);
+}
+
+/* What the staged rules say the memory must hold after case @c */
+static void copy_case_expect(const CopyCase *c, const uint8_t *init,
+                             uint8_t *want)
+{
+    /* the area is at [0, COPY_AREA), RAM_SIZE + x at 2 * COPY_AREA + x */
+    int64_t src = (c->src_end ? 2 * COPY_AREA : 0) + c->src;
+    int64_t dst = (c->dst_end ? 2 * COPY_AREA : 0) + c->dst;
+    uint32_t n = c->len, i;
+
+    memcpy(want, init, COPY_AREA);
+    memcpy(want + COPY_AREA, init, COPY_AREA);
+    if (c->fault != NO_FAULT && !c->dst_fault) {
+        return; /* a source fault writes nothing */
+    }
+    if (c->dst_fault) {
+        /* dst up to the faulting page (which is past the end of RAM) */
+        n = c->fault - c->dst;
+        g_assert_true(c->dst_end && c->fault >= 0);
+    }
+    {
+        g_autofree uint8_t *snap = g_memdup2(want + src, c->len);
+
+        for (i = 0; i < n; i++) {
+            want[dst + i] = c->op == SACC_OP_XFORM
+                                ? snap[i] ^ SACC_XFORM_KEY : snap[i];
+        }
+    }
+}
+
+static void test_copy_paths(void)
+{
+    const size_t n = ARRAY_SIZE(copy_cases);
+    g_autofree uint8_t *init = g_malloc(COPY_AREA);
+    g_autofree uint8_t *want = g_malloc(2 * COPY_AREA);
+    GByteArray *mem[2][ARRAY_SIZE(copy_cases)];
+    uint32_t status[2][ARRAY_SIZE(copy_cases)];
+    uint64_t fault[2][ARRAY_SIZE(copy_cases)];
+    size_t i, j;
+
+    copy_cases_run("", mem[0], status[0], fault[0]);
+    copy_cases_run(",x-direct-copy=off", mem[1], status[1], fault[1]);
+    fill_pattern(init, COPY_AREA, 77);
+    for (i = 0; i < n; i++) {
+        copy_case_expect(&copy_cases[i], init, want);
+        for (j = 0; j < 2 * COPY_AREA; j++) {
+            if (mem[0][i]->data[j] != want[j] ||
+                mem[1][i]->data[j] != want[j]) {
+                g_error("case %zu, byte %zu: direct 0x%02x staged 0x%02x "
+                        "want 0x%02x", i, j, mem[0][i]->data[j],
+                        mem[1][i]->data[j], want[j]);
+            }
+        }
+        g_assert_cmpuint(status[0][i], ==, status[1][i]);
+        g_assert_cmphex(fault[0][i], ==, fault[1][i]);
+        g_byte_array_unref(mem[0][i]);
+        g_byte_array_unref(mem[1][i]);
+    }
+}
+
+/* 1 MiB and unaligned copies on the staged path too */
+static void test_memcpy_staged(void)
+{
+    Sacc t;
+
+    sacc_start_props(&t, ",x-direct-copy=off");
+    ring_setup(&t, 8, 8);
+    copy_round_trip(&t, SACC_OP_MEMCPY, 10000, 100, 4000, 3);
+    copy_round_trip(&t, SACC_OP_MEMCPY, SACC_MAX_XFER, 0, 0, 5);
+    copy_round_trip(&t, SACC_OP_XFORM, SACC_MAX_XFER, 17, 4001, 6);
+    g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, 0);
+    sacc_stop(&t);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2197,6 +2366,8 @@ int main(int argc, char **argv)
     qtest_add_func("/sacc/memcpy-xform", test_memcpy_xform);
     qtest_add_func("/sacc/bad-descriptors", test_bad_descriptors);
     qtest_add_func("/sacc/dma-faults", test_dma_faults);
+    qtest_add_func("/sacc/copy-paths", test_copy_paths);
+    qtest_add_func("/sacc/memcpy-staged", test_memcpy_staged);
     qtest_add_func("/sacc/ring-faults", test_ring_faults);
     qtest_add_func("/sacc/phase-laps", test_phase_laps);
     qtest_add_func("/sacc/cq-full", test_cq_full);

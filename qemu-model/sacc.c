@@ -49,6 +49,9 @@
 #include "qemu/module.h"
 #include "qemu/bswap.h"
 #include "qemu/timer.h"
+#include "qemu/rcu.h"
+#include "qemu/error-report.h"
+#include "exec/memory.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
@@ -127,6 +130,8 @@ struct SaccState {
     MemoryRegion bar2; /* device page, channel blocks */
     QEMUBH *bh;
     uint8_t *bounce; /* SACC_MAX_XFER bytes, src is staged here */
+    bool direct_copy;    /* property "x-direct-copy" */
+    struct SaccAtc *atc; /* translation cache of the direct path, or NULL */
 
     uint32_t nr_channels; /* property "channels" */
     uint32_t rr_next;     /* channel whose turn comes next */
@@ -430,6 +435,485 @@ static bool sacc_range_wraps(uint64_t addr, uint32_t len)
 }
 
 /*
+ * MEMCPY and XFORM, staged: all of src into the bounce buffer, page by
+ * page, then the bounce buffer to dst, page by page (sacc_dma()).  This
+ * is the reference for the direct path below, which must behave the
+ * same, and what runs with x-direct-copy=off or where a buffer is not
+ * plain RAM.  *info and *fault describe a fault.
+ */
+static SaccDmaResult sacc_copy_staged(SaccState *s, SaccChannel *ch,
+                                      const struct sacc_desc *d,
+                                      uint32_t epoch, uint32_t *info,
+                                      uint64_t *fault)
+{
+    SaccDmaResult r;
+    uint32_t i;
+
+    /* All of src first, so a source fault leaves dst untouched. */
+    *info = SACC_FAULT_SRC_READ;
+    *fault = d->src;
+    r = sacc_dma(s, ch, d->src, s->bounce, d->length,
+                 DMA_DIRECTION_TO_DEVICE, epoch, fault);
+    if (r != SACC_DMA_OK) {
+        return r;
+    }
+    if (d->opcode == SACC_OP_XFORM) {
+        for (i = 0; i < d->length; i++) {
+            s->bounce[i] ^= SACC_XFORM_KEY;
+        }
+    }
+    *info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
+    *fault = d->dst;
+    return sacc_dma(s, ch, d->dst, s->bounce, d->length,
+                    DMA_DIRECTION_FROM_DEVICE, epoch, fault);
+}
+
+/*
+ * The direct path (x-direct-copy=on, the default).  Each buffer is
+ * translated into pieces, a piece being what one translation covers (an
+ * IOMMU page, or more where the IOMMU entry and the RAM behind it are
+ * larger), and where every piece is plain guest RAM the bytes are copied
+ * once, host memory to host memory.  The guest sees what the staged path
+ * gives it:
+ *  - the same translations in the same order (all of src, each page
+ *    once, then dst), so the IOMMU reports a failing translation exactly
+ *    once, as it would for the staged path's DMA, and nothing after it
+ *    is translated;
+ *  - the same fault record: the first failing page of src, else of dst
+ *    (the exact start address if that is the buffer's first page);
+ *  - a source fault writes nothing, a destination fault writes dst up to
+ *    the faulting page and nothing from it on;
+ *  - src is read as a whole before dst is written: where the two share
+ *    host memory (overlapping or aliased IOVAs) the pieces are staged in
+ *    the bounce buffer first.
+ * Anything else (a piece that is MMIO, ROM for a write, more pieces than
+ * expected) goes to the staged path before any translation has faulted
+ * and before anything is written, so it starts from a clean slate.
+ */
+typedef struct SaccPiece {
+    uint8_t *ptr; /* host address of the piece */
+    uint32_t off; /* offset in the transfer */
+    uint32_t len;
+} SaccPiece;
+
+/* A page per piece, plus one for an unaligned start, is the usual worst */
+#define SACC_PIECES_MAX (2 * (SACC_MAX_XFER / SACC_PAGE_SIZE) + 2)
+
+typedef enum {
+    SACC_MAP_OK,
+    SACC_MAP_FAULT,     /* pieces before the fault are valid */
+    SACC_MAP_STAGED,    /* not plain RAM: use the staged path */
+    SACC_MAP_ABANDONED, /* channel was reset/disabled meanwhile */
+} SaccMapResult;
+
+/*
+ * True if an access to @mr fails without reaching anything: QEMU's
+ * "unassigned" region, where a failed IOMMU translation (reported by the
+ * IOMMU as it translated), a hole or a disabled bus master lead.  Its
+ * ops, unassigned_mem_ops, are those every region starts with, e.g. our
+ * BAR0 container; their declaration (exec/memory-internal.h) needs
+ * cpu.h, which a target-independent device cannot include.
+ */
+static bool sacc_mr_unassigned(SaccState *s, MemoryRegion *mr)
+{
+    return !memory_region_is_ram(mr) && mr->ops == s->bar0.ops;
+}
+
+/*
+ * The device's translation cache (an ATC) for the direct path: IOVA page
+ * to host address of plain guest RAM, per direction, filled from the
+ * direct path's translations and used by later descriptors.  An entry
+ * stands for a translation the IOMMU gave and could itself cache until
+ * the guest invalidates it, so:
+ *  - every IOMMU invalidation drops all entries (an UNMAP-only IOMMU
+ *    notifier; patches/0004 makes domain, device and global
+ *    invalidations reach it, as page-selective ones do);
+ *  - so does every change of QEMU's memory map (a MemoryListener's
+ *    commit: DMA remapping or bus mastering switched, RAM or a BAR moved);
+ *  - only pages that one translation covered whole, with the access's
+ *    permission, are cached, and a miss translates as before, so a fault
+ *    is still reported by the IOMMU once per faulting access.
+ * It is used with the BQL held only: invalidations and memory map
+ * changes happen under it, so none can come between a lookup and the
+ * copy that uses it.
+ */
+#define SACC_ATC_ENTRIES 1024 /* per direction, direct mapped */
+
+typedef struct SaccAtcEntry {
+    uint64_t tag; /* IOVA page number + 1; 0: empty */
+    uint32_t gen; /* valid while equal to SaccAtc.gen */
+    uint8_t *host;
+} SaccAtcEntry;
+
+typedef struct SaccAtc {
+    MemoryListener listener;
+    IOMMUNotifier notifier;
+    MemoryRegion *iommu; /* the IOMMU region the notifier is on */
+    bool broken;         /* notifier refused, or a second IOMMU region */
+    uint32_t gen;        /* bumped to drop every entry */
+    SaccAtcEntry e[2][SACC_ATC_ENTRIES]; /* [is_write] */
+} SaccAtc;
+
+static void sacc_atc_flush(SaccAtc *atc)
+{
+    atc->gen++;
+    if (atc->gen == 0) { /* wrapped: no old entry may look valid */
+        memset(atc->e, 0, sizeof(atc->e));
+        atc->gen = 1;
+    }
+}
+
+static void sacc_atc_unmap(IOMMUNotifier *n, IOMMUTLBEntry *entry)
+{
+    sacc_atc_flush(container_of(n, SaccAtc, notifier));
+}
+
+static void sacc_atc_commit(MemoryListener *listener)
+{
+    sacc_atc_flush(container_of(listener, SaccAtc, listener));
+}
+
+/* A region of the device's DMA address space: listen to its IOMMU */
+static void sacc_atc_region_add(MemoryListener *listener,
+                                MemoryRegionSection *section)
+{
+    SaccAtc *atc = container_of(listener, SaccAtc, listener);
+    Error *err = NULL;
+
+    if (!memory_region_is_iommu(section->mr) || atc->iommu == section->mr) {
+        return;
+    }
+    if (atc->iommu) {
+        atc->broken = true;
+        return;
+    }
+    iommu_notifier_init(&atc->notifier, sacc_atc_unmap,
+                        IOMMU_NOTIFIER_UNMAP, 0, HWADDR_MAX,
+                        memory_region_iommu_attrs_to_index(
+                            IOMMU_MEMORY_REGION(section->mr),
+                            MEMTXATTRS_UNSPECIFIED));
+    if (memory_region_register_iommu_notifier(section->mr, &atc->notifier,
+                                              &err)) {
+        /* no cache then: every page is translated, as without one */
+        warn_report_err(err);
+        atc->broken = true;
+        return;
+    }
+    atc->iommu = section->mr;
+}
+
+/* The cache of @s, created at the first use; NULL if it cannot be used */
+static SaccAtc *sacc_atc_get(SaccState *s)
+{
+    if (!qemu_mutex_iothread_locked()) {
+        return NULL;
+    }
+    if (!s->atc) {
+        s->atc = g_new0(SaccAtc, 1);
+        s->atc->gen = 1;
+        s->atc->listener = (MemoryListener) {
+            .name = "sacc-atc",
+            .region_add = sacc_atc_region_add,
+            .commit = sacc_atc_commit,
+        };
+        memory_listener_register(&s->atc->listener,
+                                 pci_get_address_space(PCI_DEVICE(s)));
+    }
+    return s->atc->broken ? NULL : s->atc;
+}
+
+static void sacc_atc_free(SaccState *s)
+{
+    if (!s->atc) {
+        return;
+    }
+    memory_listener_unregister(&s->atc->listener);
+    if (s->atc->iommu) {
+        memory_region_unregister_iommu_notifier(s->atc->iommu,
+                                                &s->atc->notifier);
+    }
+    g_free(s->atc);
+    s->atc = NULL;
+}
+
+/*
+ * Translate [@addr, @addr + @len) for a read (@is_write false) or a write
+ * into at most SACC_PIECES_MAX pieces (*@n of them), through the cache
+ * @atc if not NULL.  On a fault *@fault_off is the offset of the failing
+ * translation.  The caller holds the RCU read lock for as long as it
+ * uses the pieces.
+ */
+static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
+                                     uint64_t addr, uint32_t len,
+                                     bool is_write, uint32_t epoch,
+                                     SaccAtc *atc, SaccPiece *pieces,
+                                     uint32_t *n, uint32_t *fault_off)
+{
+    const uint64_t pmask = SACC_PAGE_SIZE - 1;
+    PCIDevice *pdev = PCI_DEVICE(s);
+    AddressSpace *as = pci_get_address_space(pdev);
+    MemTxAttrs attrs = { .requester_id = pci_requester_id(pdev) };
+    SaccAtcEntry *cache = atc ? atc->e[is_write] : NULL;
+    uint32_t off = 0;
+
+    *n = 0;
+    while (off < len) {
+        uint64_t a = addr + off, page = a / SACC_PAGE_SIZE, p;
+        SaccAtcEntry *e = cache ? &cache[page % SACC_ATC_ENTRIES] : NULL;
+        hwaddr xlat, l = len - off;
+        MemoryRegion *mr;
+        uint8_t *ptr;
+
+        if (*n == SACC_PIECES_MAX) {
+            return SACC_MAP_STAGED;
+        }
+        if (e && e->tag == page + 1 && e->gen == atc->gen) {
+            l = MIN(l, SACC_PAGE_SIZE - (a & pmask));
+            pieces[(*n)++] = (SaccPiece) {
+                .ptr = e->host + (a & pmask),
+                .off = off,
+                .len = l,
+            };
+            off += l;
+            continue;
+        }
+
+        mr = address_space_translate(as, a, &xlat, &l, is_write, attrs);
+        /* A fault interrupt may have landed on us. */
+        if (ch->epoch != epoch) {
+            return SACC_MAP_ABANDONED;
+        }
+        if (!memory_access_is_direct(mr, is_write)) {
+            if (sacc_mr_unassigned(s, mr)) {
+                *fault_off = off;
+                return SACC_MAP_FAULT;
+            }
+            return SACC_MAP_STAGED;
+        }
+        if (l == 0) {
+            return SACC_MAP_STAGED;
+        }
+        l = MIN(l, len - off);
+        ptr = qemu_map_ram_ptr(mr->ram_block, xlat);
+        pieces[(*n)++] = (SaccPiece) { .ptr = ptr, .off = off, .len = l };
+        /* Cache the pages this translation covered whole. */
+        for (p = (a + pmask) & ~pmask; cache && p + SACC_PAGE_SIZE <= a + l;
+             p += SACC_PAGE_SIZE) {
+            e = &cache[(p / SACC_PAGE_SIZE) % SACC_ATC_ENTRIES];
+            *e = (SaccAtcEntry) {
+                .tag = p / SACC_PAGE_SIZE + 1,
+                .gen = atc->gen,
+                .host = ptr + (p - a),
+            };
+        }
+        off += l;
+    }
+    return SACC_MAP_OK;
+}
+
+/* Join pieces that continue each other in host memory. */
+static uint32_t sacc_pieces_merge(SaccPiece *p, uint32_t n)
+{
+    uint32_t i, k = 0;
+
+    for (i = 1; i < n; i++) {
+        if (p[k].ptr + p[k].len == p[i].ptr &&
+            p[k].len + p[i].len > p[k].len) {
+            p[k].len += p[i].len;
+        } else {
+            p[++k] = p[i];
+        }
+    }
+    return n ? k + 1 : 0;
+}
+
+static int sacc_piece_cmp(const void *a, const void *b)
+{
+    const SaccPiece *x = a, *y = b;
+
+    return x->ptr < y->ptr ? -1 : x->ptr > y->ptr;
+}
+
+/*
+ * True if any byte of host memory is in both piece lists.  Sorts
+ * copies of them (in @tmp, room for @na + @nb) and sweeps.
+ */
+static bool sacc_pieces_overlap(const SaccPiece *a, uint32_t na,
+                                const SaccPiece *b, uint32_t nb,
+                                SaccPiece *tmp)
+{
+    SaccPiece *sa = tmp, *sb = tmp + na;
+    uint32_t i = 0, j = 0;
+
+    memcpy(sa, a, na * sizeof(*a));
+    memcpy(sb, b, nb * sizeof(*b));
+    qsort(sa, na, sizeof(*sa), sacc_piece_cmp);
+    qsort(sb, nb, sizeof(*sb), sacc_piece_cmp);
+    while (i < na && j < nb) {
+        if (sa[i].ptr + sa[i].len <= sb[j].ptr) {
+            i++;
+        } else if (sb[j].ptr + sb[j].len <= sa[i].ptr) {
+            j++;
+        } else {
+            return true;
+        }
+    }
+    return false;
+}
+
+/* @n bytes from @src to @dst, each XOR SACC_XFORM_KEY if @xform. */
+static void sacc_move(uint8_t *dst, const uint8_t *src, size_t n, bool xform)
+{
+    const uint64_t key = 0x0101010101010101ull * SACC_XFORM_KEY;
+    size_t i = 0;
+    uint64_t v;
+
+    if (!xform) {
+        memmove(dst, src, n);
+        return;
+    }
+    for (; i + 8 <= n; i += 8) {
+        memcpy(&v, src + i, 8);
+        v ^= key;
+        memcpy(dst + i, &v, 8);
+    }
+    for (; i < n; i++) {
+        dst[i] = src[i] ^ SACC_XFORM_KEY;
+    }
+}
+
+/*
+ * Copy transfer bytes [0, @upto) from the @src pieces (or from @bounce
+ * when not NULL, indexed by transfer offset) into the @dst pieces, and
+ * tell QEMU what was written (dirty bits, TCG's translated code).
+ */
+static void sacc_pieces_copy(SaccState *s, const SaccPiece *src,
+                             const SaccPiece *dst, uint32_t ndst,
+                             uint32_t upto, const uint8_t *bounce,
+                             bool xform)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    uint32_t i, si = 0;
+
+    for (i = 0; i < ndst && dst[i].off < upto; i++) {
+        uint32_t end = MIN(dst[i].off + dst[i].len, upto);
+        uint32_t off = dst[i].off;
+
+        while (off < end) {
+            const uint8_t *from;
+            uint32_t n = end - off;
+
+            if (bounce) {
+                from = bounce + off;
+            } else {
+                while (src[si].off + src[si].len <= off) {
+                    si++;
+                }
+                from = src[si].ptr + (off - src[si].off);
+                n = MIN(n, src[si].off + src[si].len - off);
+            }
+            sacc_move(dst[i].ptr + (off - dst[i].off), from, n, xform);
+            off += n;
+        }
+        /*
+         * What address_space_unmap() does after a write through
+         * address_space_map(): mark the RAM dirty and invalidate TCG
+         * code on it.  The reference taken here is the one it drops.
+         */
+        memory_region_ref(memory_region_from_host(dst[i].ptr,
+                                                  &(ram_addr_t){ 0 }));
+        address_space_unmap(as, dst[i].ptr, end - dst[i].off, true,
+                            end - dst[i].off);
+    }
+}
+
+typedef struct SaccCopyPlan {
+    SaccPiece src[SACC_PIECES_MAX];
+    SaccPiece dst[SACC_PIECES_MAX];
+    SaccPiece tmp[2 * SACC_PIECES_MAX];
+} SaccCopyPlan;
+
+/*
+ * MEMCPY/XFORM on the direct path.  Returns SACC_DMA_OK, _FAULT (with
+ * *info, *fault) or _ABANDONED, or false in *direct if the staged path
+ * must do it (nothing faulted, nothing written).
+ */
+static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
+                                      const struct sacc_desc *d,
+                                      uint32_t epoch, uint32_t *info,
+                                      uint64_t *fault, bool *direct)
+{
+    const bool xform = d->opcode == SACC_OP_XFORM;
+    g_autofree SaccCopyPlan *plan = g_new(SaccCopyPlan, 1);
+    uint32_t nsrc, ndst, fault_off = 0, upto = d->length;
+    const uint8_t *bounce = NULL;
+    SaccAtc *atc = sacc_atc_get(s);
+    SaccMapResult m;
+    uint32_t i;
+
+    RCU_READ_LOCK_GUARD();
+    *direct = true;
+    m = sacc_map_buffer(s, ch, d->src, d->length, false, epoch, atc,
+                        plan->src, &nsrc, &fault_off);
+    if (m == SACC_MAP_OK) {
+        m = sacc_map_buffer(s, ch, d->dst, d->length, true, epoch, atc,
+                            plan->dst, &ndst, &fault_off);
+        if (m == SACC_MAP_FAULT) {
+            /* dst up to the faulting page, as the staged path does */
+            *info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
+            *fault = fault_off ? MAX(d->dst, (d->dst + fault_off) &
+                                     ~(uint64_t)(SACC_PAGE_SIZE - 1))
+                               : d->dst;
+            upto = *fault - d->dst;
+        }
+    } else if (m == SACC_MAP_FAULT) {
+        *info = SACC_FAULT_SRC_READ;
+        *fault = fault_off ? MAX(d->src, (d->src + fault_off) &
+                                 ~(uint64_t)(SACC_PAGE_SIZE - 1))
+                           : d->src;
+        return SACC_DMA_FAULT;
+    }
+    if (m == SACC_MAP_ABANDONED) {
+        return SACC_DMA_ABANDONED;
+    }
+    if (m == SACC_MAP_STAGED) {
+        *direct = false;
+        return SACC_DMA_OK;
+    }
+
+    nsrc = sacc_pieces_merge(plan->src, nsrc);
+    ndst = sacc_pieces_merge(plan->dst, ndst);
+    if (upto && sacc_pieces_overlap(plan->src, nsrc, plan->dst, ndst,
+                                    plan->tmp)) {
+        /* src as a whole first: stage it, then write dst from there */
+        for (i = 0; i < nsrc; i++) {
+            memcpy(s->bounce + plan->src[i].off, plan->src[i].ptr,
+                   plan->src[i].len);
+        }
+        bounce = s->bounce;
+    }
+    sacc_pieces_copy(s, plan->src, plan->dst, ndst, upto, bounce, xform);
+    return m == SACC_MAP_FAULT ? SACC_DMA_FAULT : SACC_DMA_OK;
+}
+
+/* MEMCPY and XFORM of a valid descriptor (length and ranges checked) */
+static SaccDmaResult sacc_copy(SaccState *s, SaccChannel *ch,
+                               const struct sacc_desc *d, uint32_t epoch,
+                               uint32_t *info, uint64_t *fault)
+{
+    bool direct = false;
+    SaccDmaResult r;
+
+    if (s->direct_copy) {
+        r = sacc_copy_direct(s, ch, d, epoch, info, fault, &direct);
+        if (direct) {
+            return r;
+        }
+    }
+    return sacc_copy_staged(s, ch, d, epoch, info, fault);
+}
+
+/*
  * The outcome of a descriptor's buffer DMA as its completion status.
  * Returns false if the channel was reset or disabled meanwhile.
  */
@@ -572,7 +1056,6 @@ static bool sacc_execute(SaccState *s, SaccChannel *ch,
     uint32_t info = SACC_FAULT_SRC_READ;
     uint64_t fault = d->src;
     SaccDmaResult r;
-    uint32_t i;
 
     *result_len = 0;
     if (!sacc_opcode_known(ch, d->opcode)) {
@@ -612,19 +1095,7 @@ static bool sacc_execute(SaccState *s, SaccChannel *ch,
         fault = d->dst;
         r = SACC_DMA_FAULT;
     } else {
-        /* All of src first, so a source fault leaves dst untouched. */
-        r = sacc_dma(s, ch, d->src, s->bounce, d->length,
-                     DMA_DIRECTION_TO_DEVICE, epoch, &fault);
-        if (r == SACC_DMA_OK) {
-            if (d->opcode == SACC_OP_XFORM) {
-                for (i = 0; i < d->length; i++) {
-                    s->bounce[i] ^= SACC_XFORM_KEY;
-                }
-            }
-            info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
-            r = sacc_dma(s, ch, d->dst, s->bounce, d->length,
-                         DMA_DIRECTION_FROM_DEVICE, epoch, &fault);
-        }
+        r = sacc_copy(s, ch, d, epoch, &info, &fault);
     }
     return sacc_buffer_done(ch, d, r, info, fault, d->length, status,
                             result_len);
@@ -1459,6 +1930,7 @@ static void sacc_exit(PCIDevice *pdev)
     SaccState *s = SACC(pdev);
 
     qemu_bh_delete(s->bh);
+    sacc_atc_free(s);
     g_free(s->bounce);
     msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
 }
@@ -1475,6 +1947,8 @@ static const VMStateDescription sacc_vmstate = {
 static Property sacc_properties[] = {
     DEFINE_PROP_UINT32("channels", SaccState, nr_channels,
                        SACC_CHANNELS_DEFAULT),
+    /* off: every MEMCPY/XFORM staged, the v0.3 path (for comparisons) */
+    DEFINE_PROP_BOOL("x-direct-copy", SaccState, direct_copy, true),
     DEFINE_PROP_END_OF_LIST(),
 };
 
