@@ -81,6 +81,9 @@ OBJECT_DECLARE_SIMPLE_TYPE(SaccState, SACC)
 
 /* x-poll-us: how long the idle engine thread polls before it sleeps */
 #define SACC_ENGINE_POLL_US 50
+/* Polling that misses this many kicks in a row stops for a while */
+#define SACC_ENGINE_POLL_MISSES 4
+#define SACC_ENGINE_POLL_BACKOFF_NS (100 * SCALE_MS)
 #define SACC_ENGINE_POLL_MAX_US 100000
 
 /*
@@ -921,10 +924,14 @@ static void *sacc_engine_thread(void *opaque)
     SaccState *s = opaque;
     DeviceState *dev = DEVICE(s);
     const int64_t poll_ns = (int64_t)s->poll_us * SCALE_US;
-    int64_t last = get_clock();
+    int64_t last = get_clock(), poll_off_until = 0;
+    bool polling = false; /* after work, until we sleep */
+    uint32_t misses = 0;
 
     rcu_register_thread(); /* DMA walks RCU-protected flat views */
     while (!qatomic_read(&s->engine_stop)) {
+        int64_t now;
+
         if (qatomic_read(&s->engine_kicked)) {
             qatomic_set(&s->engine_kicked, false);
             smp_mb(); /* clear before looking, so no kick is lost */
@@ -937,12 +944,29 @@ static void *sacc_engine_thread(void *opaque)
                 dev->mem_reentrancy_guard.engaged_in_io = engaged;
             }
             qemu_mutex_unlock_iothread();
+            if (polling) {
+                misses = 0;
+            }
+            polling = true;
             last = get_clock();
             continue;
         }
-        if (get_clock() - last < poll_ns) {
+        now = get_clock();
+        if (now - last < poll_ns && now >= poll_off_until) {
             cpu_relax();
             continue;
+        }
+        if (polling && poll_ns && now >= poll_off_until &&
+            ++misses >= SACC_ENGINE_POLL_MISSES) {
+            /*
+             * Polling keeps missing: the next kick comes later than the
+             * window, or (on a host without a spare core) our spinning
+             * keeps the vCPU that would ring from running.  Sleep at
+             * once for a while, then try polling again.
+             */
+            trace_sacc_engine_poll_off(misses);
+            misses = 0;
+            poll_off_until = now + SACC_ENGINE_POLL_BACKOFF_NS;
         }
         /* Idle for the poll window: sleep until sacc_kick() or stop. */
         qemu_event_reset(&s->engine_ev);
@@ -952,6 +976,7 @@ static void *sacc_engine_thread(void *opaque)
             qemu_event_wait(&s->engine_ev);
             trace_sacc_engine_wake();
         }
+        polling = false;
         last = get_clock();
     }
     rcu_unregister_thread();
