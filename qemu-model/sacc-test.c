@@ -12,9 +12,11 @@
  * doorbells, inline data, timestamps, engine time, per-channel MSI-X
  * and garbage.
  *
- * The device works in a bottom half, so every wait for a completion polls
- * guest memory through qtest commands (each lets the main loop run) with
- * a deadline; no wait is unbounded.
+ * The device works asynchronously (its engine thread, or a bottom half
+ * with x-engine-thread=off), so every wait for a completion polls guest
+ * memory through qtest commands (each lets the main loop run) with a
+ * deadline; no wait is unbounded.  The /sacc/engine/ cases stop a busy
+ * engine by every reset, disable and hot-unplug, in both modes.
  */
 
 #include "qemu/osdep.h"

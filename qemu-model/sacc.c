@@ -15,19 +15,22 @@
  *
  * Design notes:
  *  - The doorbell handlers only validate and record (a tail, or that a
- *    token came) and schedule a bottom half, so the vCPU never waits for
- *    a copy or a PUT read.  The bottom half is created with the device's
- *    memory re-entrancy guard, so DMA aimed at the device's own BARs is
- *    rejected by the memory core (and then reported as a DMA fault)
- *    instead of recursing.
- *  - The bottom half serves channels round robin, a bounded turn each
- *    (SACC_TURN_MAX_*), and is itself bounded per run (SACC_BH_MAX_*).
+ *    token came) and kick the engine (sacc_kick()), so the vCPU never
+ *    waits for a copy or a PUT read.  The engine is a thread of the
+ *    device (sacc_engine_thread(), x-engine-thread=on) or v0.3's bottom
+ *    half (off); both run sacc_process() under the BQL with the device's
+ *    memory re-entrancy guard engaged, so DMA aimed at the device's own
+ *    BARs is rejected by the memory core (and then reported as a DMA
+ *    fault) instead of recursing.
+ *  - The engine serves channels round robin, a bounded turn each
+ *    (SACC_TURN_MAX_*), and is itself bounded per run (SACC_BH_MAX_*,
+ *    SACC_ENGINE_MAX_*).
  *  - Every DMA result is checked.  Buffer DMA is done one IOVA page at a
  *    time so the fault record names the exact page that failed and no
  *    destination byte after a faulting page is ever written.
  *  - A DMA may land on some other device (e.g. the MMCONFIG window) and
- *    reset us underneath the bottom half.  Every reset or disable of a
- *    channel bumps its epoch; the bottom half re-checks it after each DMA
+ *    reset us underneath the engine.  Every reset or disable of a
+ *    channel bumps its epoch; the engine re-checks it after each DMA
  *    and abandons the descriptor, so there is no DMA after a reset
  *    returns.
  *  - Nothing the guest writes may stop QEMU: no hw_error, abort or assert
@@ -1345,7 +1348,7 @@ static void sacc_tail_doorbell(SaccState *s, SaccChannel *ch, uint64_t val)
         return;
     }
     trace_sacc_doorbell(ch->id, val, ch->ring.sq_head);
-    /* Record only; the copy happens in the bottom half, not on the vCPU */
+    /* Record only; the copy happens in the engine, not on the vCPU */
     ch->ring.sq_tail = val;
     sacc_kick(s);
 }
@@ -1636,7 +1639,7 @@ static void sacc_exit(PCIDevice *pdev)
 }
 
 /*
- * Not migratable: the ring state and an in-flight bottom half are not
+ * Not migratable: the ring state and the engine's work in flight are not
  * described by a VMState yet, so refuse migration rather than lose work.
  */
 static const VMStateDescription sacc_vmstate = {
