@@ -83,7 +83,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(SaccState, SACC)
 #define SACC_ENGINE_MAX_BYTES SACC_TURN_MAX_BYTES
 
 /* x-poll-us: how long the idle engine thread polls before it sleeps */
-#define SACC_ENGINE_POLL_US 50
+#define SACC_ENGINE_POLL_US 20
 /* Polling that misses this many kicks in a row stops for a while */
 #define SACC_ENGINE_POLL_MISSES 4
 #define SACC_ENGINE_POLL_BACKOFF_NS (100 * SCALE_MS)
