@@ -82,8 +82,11 @@ OBJECT_DECLARE_SIMPLE_TYPE(SaccState, SACC)
 #define SACC_ENGINE_MAX_DESCS SACC_TURN_MAX_DESCS
 #define SACC_ENGINE_MAX_BYTES SACC_TURN_MAX_BYTES
 
-/* x-poll-us: how long the idle engine thread polls before it sleeps */
-#define SACC_ENGINE_POLL_US 20
+/*
+ * x-poll-us: the longest the idle engine thread polls before it sleeps;
+ * the window adapts below it to the gaps between kicks.
+ */
+#define SACC_ENGINE_POLL_US 100
 /* Polling that misses this many kicks in a row stops for a while */
 #define SACC_ENGINE_POLL_MISSES 4
 #define SACC_ENGINE_POLL_BACKOFF_NS (100 * SCALE_MS)
@@ -149,7 +152,7 @@ struct SaccState {
 
     /* The engine thread (x-engine-thread), see sacc_engine_thread() */
     bool engine_thread;   /* property "x-engine-thread" */
-    uint32_t poll_us;     /* property "x-poll-us": spin this long idle */
+    uint32_t poll_us;     /* property "x-poll-us": longest idle polling */
     QemuThread engine;
     QemuEvent engine_ev;  /* set by sacc_kick(), the engine sleeps on it */
     QemuCond engine_cond; /* with the BQL: the engine has exited */
@@ -898,10 +901,13 @@ static void sacc_process(void *opaque)
  * half, a lone doorbell waits for the main loop to wake up (an eventfd
  * write and a poll return) and every doorbell competes for the BQL with a
  * bottom half that holds it for up to 64 descriptors.  This thread polls
- * for kicks for up to x-poll-us after its last work and only then sleeps
- * on a QemuEvent, so a doorbell that finds it awake costs a barrier and
- * a load (sacc_kick()), and a lone doorbell is picked up within a poll
- * loop's iteration.
+ * for kicks for a window after its last work and only then sleeps on a
+ * QemuEvent, so a doorbell that finds it awake costs a barrier and a
+ * load (sacc_kick()), and a lone doorbell is picked up within a poll
+ * loop's iteration.  The window adapts, as QEMU's AioContext polling
+ * does: it grows to cover the gaps between kicks seen after a sleep (a
+ * driver's turnaround at queue depth 1) up to x-poll-us, halves after a
+ * longer one, and polling that keeps missing stops for a while.
  *
  * The thread runs the very same sacc_process() as the bottom half, with
  * the BQL held and the device's re-entrancy guard engaged, as
@@ -926,9 +932,11 @@ static void *sacc_engine_thread(void *opaque)
 {
     SaccState *s = opaque;
     DeviceState *dev = DEVICE(s);
-    const int64_t poll_ns = (int64_t)s->poll_us * SCALE_US;
-    int64_t last = get_clock(), poll_off_until = 0;
+    const int64_t poll_max = (int64_t)s->poll_us * SCALE_US;
+    int64_t window = poll_max / 4; /* adapts within [0, poll_max] */
+    int64_t last = get_clock(), idle_since = 0, poll_off_until = 0;
     bool polling = false; /* after work, until we sleep */
+    bool slept = false;   /* slept since the last work */
     uint32_t misses = 0;
 
     rcu_register_thread(); /* DMA walks RCU-protected flat views */
@@ -938,6 +946,22 @@ static void *sacc_engine_thread(void *opaque)
         if (qatomic_read(&s->engine_kicked)) {
             qatomic_set(&s->engine_kicked, false);
             smp_mb(); /* clear before looking, so no kick is lost */
+            if (slept) {
+                /*
+                 * The kick came after the window: widen it to cover
+                 * such a gap next time (as QEMU's adaptive AioContext
+                 * polling grows poll-ns), unless the gap was longer
+                 * than is worth polling through.
+                 */
+                int64_t idle = get_clock() - idle_since;
+
+                window = idle < poll_max ? MIN(poll_max, MAX(window * 2,
+                                                             idle + idle / 4))
+                                         : window / 2;
+                slept = false;
+            } else if (polling) {
+                misses = 0; /* polling caught it */
+            }
             qemu_mutex_lock_iothread();
             if (!qatomic_read(&s->engine_stop)) {
                 bool engaged = dev->mem_reentrancy_guard.engaged_in_io;
@@ -947,40 +971,40 @@ static void *sacc_engine_thread(void *opaque)
                 dev->mem_reentrancy_guard.engaged_in_io = engaged;
             }
             qemu_mutex_unlock_iothread();
-            if (polling) {
-                misses = 0;
-            }
             polling = true;
             last = get_clock();
             continue;
         }
         now = get_clock();
-        if (now - last < poll_ns && now >= poll_off_until) {
+        if (polling && now - last < window && now >= poll_off_until) {
             cpu_relax();
             continue;
         }
-        if (polling && poll_ns && now >= poll_off_until &&
+        if (polling && window && now >= poll_off_until &&
             ++misses >= SACC_ENGINE_POLL_MISSES) {
             /*
-             * Polling keeps missing: the next kick comes later than the
-             * window, or (on a host without a spare core) our spinning
-             * keeps the vCPU that would ring from running.  Sleep at
-             * once for a while, then try polling again.
+             * Polling keeps missing: the kicks come later than the
+             * window can grow, or (on a host without a spare core) our
+             * spinning keeps the vCPU that would ring from running.
+             * Sleep at once for a while, then try polling again.
              */
             trace_sacc_engine_poll_off(misses);
             misses = 0;
             poll_off_until = now + SACC_ENGINE_POLL_BACKOFF_NS;
         }
-        /* Idle for the poll window: sleep until sacc_kick() or stop. */
+        if (polling) {
+            idle_since = last;
+            slept = true;
+            polling = false;
+        }
+        /* Sleep until sacc_kick() or stop. */
         qemu_event_reset(&s->engine_ev);
         if (!qatomic_read(&s->engine_kicked) &&
             !qatomic_read(&s->engine_stop)) {
-            trace_sacc_engine_sleep();
+            trace_sacc_engine_sleep(window / SCALE_US);
             qemu_event_wait(&s->engine_ev);
             trace_sacc_engine_wake();
         }
-        polling = false;
-        last = get_clock();
     }
     rcu_unregister_thread();
 
