@@ -87,6 +87,10 @@ OBJECT_DECLARE_SIMPLE_TYPE(SaccState, SACC)
  * the window adapts below it to the gaps between kicks.
  */
 #define SACC_ENGINE_POLL_US 100
+/* A run held the BQL this long: stand back before the next (fairness) */
+#define SACC_ENGINE_FAIR_MIN_NS (50 * SCALE_US)
+#define SACC_ENGINE_FAIR_MAX_NS (1 * SCALE_MS)
+
 /* Polling that misses this many kicks in a row stops for a while */
 #define SACC_ENGINE_POLL_MISSES 4
 #define SACC_ENGINE_POLL_BACKOFF_NS (100 * SCALE_MS)
@@ -962,6 +966,7 @@ static void *sacc_engine_thread(void *opaque)
             } else if (polling) {
                 misses = 0; /* polling caught it */
             }
+            now = get_clock();
             qemu_mutex_lock_iothread();
             if (!qatomic_read(&s->engine_stop)) {
                 bool engaged = dev->mem_reentrancy_guard.engaged_in_io;
@@ -973,6 +978,19 @@ static void *sacc_engine_thread(void *opaque)
             qemu_mutex_unlock_iothread();
             polling = true;
             last = get_clock();
+            if (qatomic_read(&s->engine_kicked) &&
+                last - now > SACC_ENGINE_FAIR_MIN_NS) {
+                /*
+                 * More work at once, after a long hold of the BQL (big
+                 * copies): the BQL is not fair, and a vCPU woken by our
+                 * unlock would find it taken again.  Stand back for a
+                 * quarter of the hold, so a vCPU's MMIO (a reset, say)
+                 * gets in between runs, as it does between bottom halves.
+                 */
+                g_usleep(MIN((last - now) / 4, SACC_ENGINE_FAIR_MAX_NS) /
+                         SCALE_US);
+                last = get_clock();
+            }
             continue;
         }
         now = get_clock();
