@@ -983,11 +983,11 @@ static void *sacc_engine_thread(void *opaque)
                 /*
                  * More work at once, after a long hold of the BQL (big
                  * copies): the BQL is not fair, and a vCPU woken by our
-                 * unlock would find it taken again.  Stand back for a
-                 * quarter of the hold, so a vCPU's MMIO (a reset, say)
+                 * unlock would find it taken again.  Stand back for an
+                 * eighth of the hold, so a vCPU's MMIO (a reset, say)
                  * gets in between runs, as it does between bottom halves.
                  */
-                g_usleep(MIN((last - now) / 4, SACC_ENGINE_FAIR_MAX_NS) /
+                g_usleep(MIN((last - now) / 8, SACC_ENGINE_FAIR_MAX_NS) /
                          SCALE_US);
                 last = get_clock();
             }
