@@ -91,7 +91,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(SaccState, SACC)
 #define SACC_ENGINE_FAIR_MIN_NS (50 * SCALE_US)
 #define SACC_ENGINE_FAIR_MAX_NS (1 * SCALE_MS)
 
-/* Polling that misses this many kicks in a row stops for a while */
+/* Polling at x-poll-us that misses this many in a row stops a while */
 #define SACC_ENGINE_POLL_MISSES 4
 #define SACC_ENGINE_POLL_BACKOFF_NS (100 * SCALE_MS)
 #define SACC_ENGINE_POLL_MAX_US 100000
@@ -998,13 +998,13 @@ static void *sacc_engine_thread(void *opaque)
             cpu_relax();
             continue;
         }
-        if (polling && window && now >= poll_off_until &&
+        if (polling && window >= poll_max && now >= poll_off_until &&
             ++misses >= SACC_ENGINE_POLL_MISSES) {
             /*
-             * Polling keeps missing: the kicks come later than the
-             * window can grow, or (on a host without a spare core) our
-             * spinning keeps the vCPU that would ring from running.
-             * Sleep at once for a while, then try polling again.
+             * Polling keeps missing at its widest: the kicks come later
+             * than the window can grow, or (on a host without a spare
+             * core) our spinning keeps the vCPU that would ring from
+             * running.  Sleep at once for a while, then try again.
              */
             trace_sacc_engine_poll_off(misses);
             misses = 0;
