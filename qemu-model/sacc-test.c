@@ -12,9 +12,11 @@
  * doorbells, inline data, timestamps, engine time, per-channel MSI-X
  * and garbage.
  *
- * The device works in a bottom half, so every wait for a completion polls
- * guest memory through qtest commands (each lets the main loop run) with
- * a deadline; no wait is unbounded.
+ * The device works asynchronously (its engine thread, or a bottom half
+ * with x-engine-thread=off), so every wait for a completion polls guest
+ * memory through qtest commands (each lets the main loop run) with a
+ * deadline; no wait is unbounded.  The /sacc/engine/ cases stop a busy
+ * engine by every reset, disable and hot-unplug, in both modes.
  */
 
 #include "qemu/osdep.h"
@@ -1576,9 +1578,13 @@ static void test_v3_token(void)
     chan_expect(&a, 4, SACC_STS_OK, 0);
     chan_ack(&a);
 
-    /* the wrong doorbell for the mode: ignored, ERR_CODE 3 */
+    /*
+     * The wrong doorbell for the mode: ignored, ERR_CODE 3.  PUT keeps
+     * the old tail until the right doorbell: the second token above may
+     * still be read after this point (the engine runs beside us), and
+     * must find nothing new.
+     */
     chan_submit(&a, SACC_OP_NOP, 0, 0, 0, 0, 5);
-    qtest_writel(t.qts, a.put, a.sq_tail);
     wr(&t, SACC_DOORBELL(1), a.sq_tail);
     g_assert_cmpuint(crd(&a, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
     chan_submit(&b, SACC_OP_NOP, 0, 0, 0, 0, 0xb0);
@@ -1587,7 +1593,7 @@ static void test_v3_token(void)
     g_assert_false(chan_wait_cqe(&a, &cqe, G_USEC_PER_SEC / 20));
     g_assert_false(chan_wait_cqe(&b, &cqe, G_USEC_PER_SEC / 20));
     /* the right ones still work */
-    wr(&t, SACC_DOORBELL_TOKEN, 1);
+    chan_ring(&a);
     chan_ring(&b);
     chan_expect(&a, 5, SACC_STS_OK, 0);
     chan_expect(&b, 0xb0, SACC_STS_OK, 0);
@@ -2354,6 +2360,241 @@ static void test_memcpy_staged(void)
     sacc_stop(&t);
 }
 
+
+/* ---- the engine thread (x-engine-thread) beside resets and unplug ---- */
+
+#define STRESS_ROUNDS 48
+#define STRESS_DESCS  63 /* a full 64-entry SQ */
+#define STRESS_LEN    (64 * 1024)
+
+/*
+ * The completions of stress round @round in the CQ snapshot @cq: a
+ * prefix of the round's descriptors, in order and all OK, and nothing
+ * after it.  Returns the prefix's length.
+ */
+static uint32_t stress_check_cq(const struct sacc_cqe *cq, uint32_t round)
+{
+    uint32_t i, done = 0;
+
+    for (i = 0; i < STRESS_DESCS; i++) {
+        if (!(le16_to_cpu(cq[i].phase) & SACC_CQE_PHASE)) {
+            break;
+        }
+        g_assert_cmphex(le32_to_cpu(cq[i].req_id), ==, round << 8 | i);
+        g_assert_cmpuint(le16_to_cpu(cq[i].status), ==, SACC_STS_OK);
+        done++;
+    }
+    for (; i < STRESS_DESCS; i++) {
+        g_assert_cmpuint(le16_to_cpu(cq[i].phase), ==, 0);
+    }
+    return done;
+}
+
+/*
+ * After a stop: descriptors past the one in flight (@done + 1 on) never
+ * started, so their destinations (at @dst, one per descriptor) are still
+ * zero.
+ */
+static void stress_check_dst(Sacc *t, uint64_t dst, uint32_t done)
+{
+    uint64_t head[2];
+    uint32_t i;
+
+    for (i = done + 1; i < STRESS_DESCS; i++) {
+        qtest_memread(t->qts, dst + (uint64_t)i * STRESS_LEN, head,
+                      sizeof(head));
+        g_assert_cmphex(head[0] | head[1], ==, 0);
+    }
+}
+
+/*
+ * While the engine works through two full rings of 64 KiB copies
+ * (channel 0 through BAR0, channel 1 through its BAR2 block), stop it
+ * every way there is: CTRL.RESET, clearing CTRL.ENABLE, a channel's
+ * CTRL.RESET and FLR, after a varying number of qtest commands.  After
+ * each stop the completions are a valid prefix, and after a while
+ * neither CQ has changed and no later descriptor has started (no DMA
+ * after the stop returned); at the end the device still works.  Runs
+ * with the engine thread (the default) and without it (the bottom half).
+ */
+static void test_engine_stress(gconstpointer props)
+{
+    const size_t cq_bytes = 64 * sizeof(struct sacc_cqe);
+    const size_t dst_bytes = STRESS_DESCS * STRESS_LEN;
+    g_autofree struct sacc_cqe *cq0 = g_malloc(cq_bytes);
+    g_autofree struct sacc_cqe *cq1 = g_malloc(cq_bytes);
+    g_autofree struct sacc_cqe *again = g_malloc(cq_bytes);
+    uint64_t src, dst0, dst1, seed = 0x5acc5eed;
+    uint32_t round, i, k, d0, d1, stopped = 0, completed = 0;
+    uint8_t exp;
+    Sacc t;
+    Chan c;
+
+    sacc_start_props(&t, props);
+    exp = qpci_find_capability(t.dev, PCI_CAP_ID_EXP, 0);
+    src = guest_alloc(&t.qs->alloc, STRESS_LEN);
+    dst0 = guest_alloc(&t.qs->alloc, dst_bytes);
+    dst1 = guest_alloc(&t.qs->alloc, dst_bytes);
+    qtest_memset(t.qts, src, 0xa5, STRESS_LEN);
+
+    for (round = 0; round < STRESS_ROUNDS; round++) {
+        qtest_memset(t.qts, dst0, 0, dst_bytes);
+        qtest_memset(t.qts, dst1, 0, dst_bytes);
+        ring_setup(&t, 64, 64);
+        chan_setup(&t, &c, 1, 0, 64, 64);
+        for (i = 0; i < STRESS_DESCS; i++) {
+            submit(&t, SACC_OP_MEMCPY, src, dst0 + i * STRESS_LEN,
+                   STRESS_LEN, 0, round << 8 | i);
+            chan_submit(&c, SACC_OP_MEMCPY, src, dst1 + i * STRESS_LEN,
+                        STRESS_LEN, 0, round << 8 | i);
+        }
+        ring_doorbell(&t);
+        chan_ring(&c);
+        /* let the engine run beside us for a few commands */
+        for (k = rnd(&seed) % 16; k > 0; k--) {
+            rd(&t, SACC_REG_STATUS);
+        }
+
+        switch (round % 4) {
+        case 0:
+            wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
+            check_power_on(&t);
+            break;
+        case 1:
+            wr(&t, SACC_REG_CTRL, 0);
+            cwr(&c, SACC_REG_CTRL, 0);
+            g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, 0);
+            g_assert_cmphex(crd(&c, SACC_REG_STATUS), ==, 0);
+            break;
+        case 2:
+            /* channel 1's own reset, and channel 0 disabled */
+            cwr(&c, SACC_REG_CTRL, SACC_CTRL_RESET);
+            wr(&t, SACC_REG_CTRL, 0);
+            g_assert_cmphex(crd(&c, SACC_REG_STATUS), ==, 0);
+            g_assert_cmphex(crd(&c, SACC_REG_SQ_SIZE), ==, 0);
+            break;
+        default:
+            qpci_config_writew(t.dev, exp + PCI_EXP_DEVCTL,
+                               qpci_config_readw(t.dev,
+                                                 exp + PCI_EXP_DEVCTL) |
+                               PCI_EXP_DEVCTL_BCR_FLR);
+            /* FLR cleared the BARs and the command register */
+            qpci_device_enable(t.dev);
+            t.bar0 = qpci_iomap(t.dev, SACC_BAR_REGS, NULL);
+            t.bar2 = qpci_iomap(t.dev, SACC_BAR_CHAN, NULL);
+            check_power_on(&t);
+            break;
+        }
+
+        /* Stopped: what landed is a valid prefix, and nothing moves. */
+        qtest_memread(t.qts, t.cq, cq0, cq_bytes);
+        qtest_memread(t.qts, c.cq, cq1, cq_bytes);
+        d0 = stress_check_cq(cq0, round);
+        d1 = stress_check_cq(cq1, round);
+        g_usleep(G_USEC_PER_SEC / 50);
+        qtest_memread(t.qts, t.cq, again, cq_bytes);
+        g_assert_cmpmem(cq0, cq_bytes, again, cq_bytes);
+        qtest_memread(t.qts, c.cq, again, cq_bytes);
+        g_assert_cmpmem(cq1, cq_bytes, again, cq_bytes);
+        stress_check_dst(&t, dst0, d0);
+        stress_check_dst(&t, dst1, d1);
+        completed += d0 + d1;
+        stopped += (d0 < STRESS_DESCS) + (d1 < STRESS_DESCS);
+        wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
+    }
+    g_test_message("%u rounds: %u of %u rings stopped part way, "
+                   "%u completions", STRESS_ROUNDS, stopped,
+                   2 * STRESS_ROUNDS, completed);
+
+    /* still usable */
+    ring_setup(&t, 8, 8);
+    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 7);
+    ring_doorbell(&t);
+    expect_cqe(&t, 7, SACC_STS_OK, 0);
+    sacc_stop(&t);
+}
+
+/*
+ * Hot-unplug while the engine has a long ring to work through: the
+ * engine thread must stop cleanly, whatever it was doing, and QEMU must
+ * go on.  q35 with native PCIe hotplug on a root port (bus 1), whose
+ * windows the test programs itself; qtest plays the guest's part of the
+ * unplug by powering the slot off after device_del.
+ */
+#define HP_PORT   QPCI_DEVFN(5, 0)
+#define HP_DEVFN  (1 << 8) /* bus 1, device 0: libqos puts devfn << 8 */
+
+static void test_engine_unplug(gconstpointer thread)
+{
+    QPCIDevice *port;
+    uint64_t buf;
+    uint8_t exp;
+    uint16_t sltctl;
+    Sacc t;
+    int round, i;
+
+    memset(&t, 0, sizeof(t));
+    t.qs = qtest_pc_boot("-M q35 -m 256M -nodefaults "
+                         "-global ICH9-LPC.acpi-pci-hotplug-with-bridge-"
+                         "support=off -device pcie-root-port,id=rp1,"
+                         "addr=05.0,chassis=1,slot=1");
+    t.qts = t.qs->qts;
+    port = qpci_device_find(t.qs->pcibus, HP_PORT);
+    g_assert(port);
+    qpci_device_enable(port);
+    qpci_config_writeb(port, PCI_SECONDARY_BUS, 1);
+    qpci_config_writeb(port, PCI_SUBORDINATE_BUS, 1);
+    /* the window libqos allocates BARs from on q35/pc */
+    qpci_config_writew(port, PCI_MEMORY_BASE, 0xe000);
+    qpci_config_writew(port, PCI_MEMORY_LIMIT, 0xfff0);
+    exp = qpci_find_capability(port, PCI_CAP_ID_EXP, 0);
+    sltctl = qpci_config_readw(port, exp + PCI_EXP_SLTCTL);
+    buf = guest_alloc(&t.qs->alloc, 2 * SACC_MAX_XFER);
+
+    for (round = 0; round < 4; round++) {
+        qtest_qmp_device_add(t.qts, "sacc", "hp",
+                             "{'bus': 'rp1', 'x-engine-thread': %i}",
+                             thread != NULL);
+        /* an empty slot is powered off: power it on, as pciehp would */
+        qpci_config_writew(port, exp + PCI_EXP_SLTCTL,
+                           (sltctl & ~(PCI_EXP_SLTCTL_PIC |
+                                       PCI_EXP_SLTCTL_PCC)) |
+                           PCI_EXP_SLTCTL_PWR_IND_ON | PCI_EXP_SLTCTL_PWR_ON);
+        t.dev = qpci_device_find(t.qs->pcibus, HP_DEVFN);
+        g_assert(t.dev);
+        qpci_device_enable(t.dev);
+        t.bar0 = qpci_iomap(t.dev, SACC_BAR_REGS, NULL);
+        ring_setup(&t, 64, 64);
+        submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 1);
+        ring_doorbell(&t);
+        expect_cqe(&t, 1, SACC_STS_OK, 0);
+        ack_cq(&t);
+        for (i = 0; i < 62; i++) {
+            submit(&t, SACC_OP_MEMCPY, buf, buf + SACC_MAX_XFER,
+                   SACC_MAX_XFER, 0, i);
+        }
+        ring_doorbell(&t);
+        /* round 0 unplugs at once, the others while the copies run */
+        g_usleep(round * 1000);
+        qtest_qmp_device_del_send(t.qts, "hp");
+        qpci_config_writew(port, exp + PCI_EXP_SLTCTL,
+                           (sltctl & ~PCI_EXP_SLTCTL_PIC) |
+                           PCI_EXP_SLTCTL_PWR_IND_OFF |
+                           PCI_EXP_SLTCTL_PWR_OFF);
+        /*
+         * The slot's power-off unplugged (unrealized) it synchronously:
+         * the engine has stopped.  (DEVICE_DELETED comes only when the
+         * last reference goes, after an RCU grace period; not waited.)
+         */
+        g_assert_cmphex(qpci_config_readw(t.dev, PCI_VENDOR_ID), ==, 0xffff);
+        g_free(t.dev);
+        t.dev = NULL;
+    }
+    g_free(qtest_qmp(t.qts, "{'execute': 'query-status'}"));
+    g_free(port);
+    qtest_shutdown(t.qs);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2387,6 +2628,11 @@ int main(int argc, char **argv)
     qtest_add_func("/sacc/v3/engine-time", test_v3_engine_time);
     qtest_add_func("/sacc/v3/msix", test_v3_msix);
     qtest_add_func("/sacc/v3/garbage", test_v3_garbage);
+    qtest_add_data_func("/sacc/engine/stress", "", test_engine_stress);
+    qtest_add_data_func("/sacc/engine/stress-bh", ",x-engine-thread=off",
+                        test_engine_stress);
+    qtest_add_data_func("/sacc/engine/unplug", "on", test_engine_unplug);
+    qtest_add_data_func("/sacc/engine/unplug-bh", NULL, test_engine_unplug);
 
     return g_test_run();
 }

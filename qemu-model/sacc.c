@@ -15,19 +15,22 @@
  *
  * Design notes:
  *  - The doorbell handlers only validate and record (a tail, or that a
- *    token came) and schedule a bottom half, so the vCPU never waits for
- *    a copy or a PUT read.  The bottom half is created with the device's
- *    memory re-entrancy guard, so DMA aimed at the device's own BARs is
- *    rejected by the memory core (and then reported as a DMA fault)
- *    instead of recursing.
- *  - The bottom half serves channels round robin, a bounded turn each
- *    (SACC_TURN_MAX_*), and is itself bounded per run (SACC_BH_MAX_*).
+ *    token came) and kick the engine (sacc_kick()), so the vCPU never
+ *    waits for a copy or a PUT read.  The engine is a thread of the
+ *    device (sacc_engine_thread(), x-engine-thread=on) or v0.3's bottom
+ *    half (off); both run sacc_process() under the BQL with the device's
+ *    memory re-entrancy guard engaged, so DMA aimed at the device's own
+ *    BARs is rejected by the memory core (and then reported as a DMA
+ *    fault) instead of recursing.
+ *  - The engine serves channels round robin, a bounded turn each
+ *    (SACC_TURN_MAX_*), and is itself bounded per run (SACC_BH_MAX_*,
+ *    SACC_ENGINE_MAX_*).
  *  - Every DMA result is checked.  Buffer DMA is done one IOVA page at a
  *    time so the fault record names the exact page that failed and no
  *    destination byte after a faulting page is ever written.
  *  - A DMA may land on some other device (e.g. the MMCONFIG window) and
- *    reset us underneath the bottom half.  Every reset or disable of a
- *    channel bumps its epoch; the bottom half re-checks it after each DMA
+ *    reset us underneath the engine.  Every reset or disable of a
+ *    channel bumps its epoch; the engine re-checks it after each DMA
  *    and abandons the descriptor, so there is no DMA after a reset
  *    returns.
  *  - Nothing the guest writes may stop QEMU: no hw_error, abort or assert
@@ -49,6 +52,7 @@
 #include "qemu/module.h"
 #include "qemu/bswap.h"
 #include "qemu/timer.h"
+#include "qemu/thread.h"
 #include "qemu/rcu.h"
 #include "qemu/error-report.h"
 #include "exec/memory.h"
@@ -72,6 +76,27 @@ OBJECT_DECLARE_SIMPLE_TYPE(SaccState, SACC)
 /* Work done per bottom-half run, over all channels, before yielding */
 #define SACC_BH_MAX_DESCS 64
 #define SACC_BH_MAX_BYTES (4 * SACC_MAX_XFER)
+
+/*
+ * The engine thread's run, before it lets go of the BQL: one turn's
+ * worth, so a vCPU's MMIO access waits at most that long for the lock.
+ */
+#define SACC_ENGINE_MAX_DESCS SACC_TURN_MAX_DESCS
+#define SACC_ENGINE_MAX_BYTES SACC_TURN_MAX_BYTES
+
+/*
+ * x-poll-us: the longest the idle engine thread polls before it sleeps;
+ * the window adapts below it to the gaps between kicks.
+ */
+#define SACC_ENGINE_POLL_US 100
+/* A run held the BQL this long: stand back before the next (fairness) */
+#define SACC_ENGINE_FAIR_MIN_NS (50 * SCALE_US)
+#define SACC_ENGINE_FAIR_MAX_NS (1 * SCALE_MS)
+
+/* Polling at x-poll-us that misses this many in a row stops a while */
+#define SACC_ENGINE_POLL_MISSES 4
+#define SACC_ENGINE_POLL_BACKOFF_NS (100 * SCALE_MS)
+#define SACC_ENGINE_POLL_MAX_US 100000
 
 /*
  * One channel's guest-visible registers that hold state: CTRL to
@@ -128,10 +153,20 @@ struct SaccState {
     MemoryRegion doorbell_mr;
     MemoryRegion msix_bar;
     MemoryRegion bar2; /* device page, channel blocks */
-    QEMUBH *bh;
+    QEMUBH *bh;          /* the engine without x-engine-thread (v0.3) */
     uint8_t *bounce; /* SACC_MAX_XFER bytes, src is staged here */
     bool direct_copy;    /* property "x-direct-copy" */
     struct SaccAtc *atc; /* translation cache of the direct path, or NULL */
+
+    /* The engine thread (x-engine-thread), see sacc_engine_thread() */
+    bool engine_thread;   /* property "x-engine-thread" */
+    uint32_t poll_us;     /* property "x-poll-us": longest idle polling */
+    QemuThread engine;
+    QemuEvent engine_ev;  /* set by sacc_kick(), the engine sleeps on it */
+    QemuCond engine_cond; /* with the BQL: the engine has exited */
+    bool engine_kicked;   /* atomic: there may be work */
+    bool engine_stop;     /* atomic: unrealize asks the engine to exit */
+    bool engine_exited;   /* under the BQL */
 
     uint32_t nr_channels; /* property "channels" */
     uint32_t rr_next;     /* channel whose turn comes next */
@@ -1298,16 +1333,35 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
 }
 
 /*
- * Bottom half: channels round robin, one turn each, until a whole round
- * finds no work or the run's budget is spent (then a later run goes on
- * with the next channel in the order).
+ * There may be work: wake the engine.  Called under the BQL (doorbells,
+ * CQ_HEAD, a run that ran out of budget).  With the engine thread this
+ * costs a memory barrier and a load while the engine is awake (running
+ * or polling); only a sleeping engine needs the futex wake.
+ */
+static void sacc_kick(SaccState *s)
+{
+    if (s->engine_thread) {
+        qatomic_set(&s->engine_kicked, true);
+        qemu_event_set(&s->engine_ev); /* orders the store before it */
+    } else {
+        qemu_bh_schedule(s->bh);
+    }
+}
+
+/*
+ * One run of the engine, under the BQL (the bottom half, or the engine
+ * thread's turn with the lock): channels round robin, one turn each,
+ * until a whole round finds no work or the run's budget is spent (then a
+ * later run goes on with the next channel in the order).
  */
 static void sacc_process(void *opaque)
 {
     SaccState *s = opaque;
     SaccBudget budget = {
-        .descs = SACC_BH_MAX_DESCS,
-        .bytes = SACC_BH_MAX_BYTES,
+        .descs = s->engine_thread ? SACC_ENGINE_MAX_DESCS
+                                  : SACC_BH_MAX_DESCS,
+        .bytes = s->engine_thread ? SACC_ENGINE_MAX_BYTES
+                                  : SACC_BH_MAX_BYTES,
     };
     uint32_t idle = 0;
 
@@ -1315,14 +1369,178 @@ static void sacc_process(void *opaque)
         SaccChannel *ch;
 
         if (!budget.descs || !budget.bytes) {
-            /* Let the main loop breathe; continue in a later run. */
-            qemu_bh_schedule(s->bh);
+            /* Let the vCPUs and main loop in; continue in a later run. */
+            sacc_kick(s);
             return;
         }
         ch = &s->chan[s->rr_next];
         s->rr_next = (s->rr_next + 1) % s->nr_channels;
         idle = sacc_turn(s, ch, &budget) ? 0 : idle + 1;
     }
+}
+
+/*
+ * The engine thread (x-engine-thread=on, the default).
+ *
+ * Why a thread of our own, and why it takes the BQL: with the bottom
+ * half, a lone doorbell waits for the main loop to wake up (an eventfd
+ * write and a poll return) and every doorbell competes for the BQL with a
+ * bottom half that holds it for up to 64 descriptors.  This thread polls
+ * for kicks for a window after its last work and only then sleeps on a
+ * QemuEvent, so a doorbell that finds it awake costs a barrier and a
+ * load (sacc_kick()), and a lone doorbell is picked up within a poll
+ * loop's iteration.  The window adapts, as QEMU's AioContext polling
+ * does: it grows to cover the gaps between kicks seen after a sleep (a
+ * driver's turnaround at queue depth 1) up to x-poll-us, halves after a
+ * longer one, and polling that keeps missing stops for a while.
+ *
+ * The thread runs the very same sacc_process() as the bottom half, with
+ * the BQL held and the device's re-entrancy guard engaged, as
+ * aio_bh_call() does for the bottom half.  So every argument of the
+ * design notes still holds unchanged: registers, CTRL.RESET, FLR,
+ * disable and the epoch rule are serialised with the engine by the BQL;
+ * DMA through the vIOMMU and its fault MSI, and our own MSI-X, happen
+ * under the BQL exactly as from the bottom half.  TCG runs guest code
+ * without the BQL (and QEMU 7.2's TCG takes the BQL for every MMIO
+ * access, whatever the region's global locking, so the doorbell handler
+ * runs under it anyway), so the lock is normally free when we want it.
+ * A run is bounded tighter than the bottom half's (SACC_ENGINE_MAX_*), so
+ * a vCPU's MMIO waits at most one turn for the lock.
+ *
+ * Not an IOThread/AioContext: the engine needs the BQL for each run, and
+ * a plain thread with a QemuEvent is the smallest thing that polls a flag
+ * and sleeps; QEMU's AioContext polling would add a second event loop
+ * for one flag.  The thread works the same under qtest (no vCPU runs
+ * guest code there; the main loop releases the BQL while it polls).
+ */
+static void *sacc_engine_thread(void *opaque)
+{
+    SaccState *s = opaque;
+    DeviceState *dev = DEVICE(s);
+    const int64_t poll_max = (int64_t)s->poll_us * SCALE_US;
+    int64_t window = poll_max / 4; /* adapts within [0, poll_max] */
+    int64_t last = get_clock(), idle_since = 0, poll_off_until = 0;
+    bool polling = false; /* after work, until we sleep */
+    bool slept = false;   /* slept since the last work */
+    uint32_t misses = 0;
+
+    rcu_register_thread(); /* DMA walks RCU-protected flat views */
+    while (!qatomic_read(&s->engine_stop)) {
+        int64_t now;
+
+        if (qatomic_read(&s->engine_kicked)) {
+            qatomic_set(&s->engine_kicked, false);
+            smp_mb(); /* clear before looking, so no kick is lost */
+            if (slept) {
+                /*
+                 * The kick came after the window: widen it to cover
+                 * such a gap next time (as QEMU's adaptive AioContext
+                 * polling grows poll-ns), unless the gap was longer
+                 * than is worth polling through.
+                 */
+                int64_t idle = get_clock() - idle_since;
+
+                window = idle < poll_max ? MIN(poll_max, MAX(window * 2,
+                                                             idle + idle / 4))
+                                         : window / 2;
+                slept = false;
+            } else if (polling) {
+                misses = 0; /* polling caught it */
+            }
+            now = get_clock();
+            qemu_mutex_lock_iothread();
+            if (!qatomic_read(&s->engine_stop)) {
+                bool engaged = dev->mem_reentrancy_guard.engaged_in_io;
+
+                dev->mem_reentrancy_guard.engaged_in_io = true;
+                sacc_process(s);
+                dev->mem_reentrancy_guard.engaged_in_io = engaged;
+            }
+            qemu_mutex_unlock_iothread();
+            polling = true;
+            last = get_clock();
+            if (qatomic_read(&s->engine_kicked) &&
+                last - now > SACC_ENGINE_FAIR_MIN_NS) {
+                /*
+                 * More work at once, after a long hold of the BQL (big
+                 * copies): the BQL is not fair, and a vCPU woken by our
+                 * unlock would find it taken again.  Stand back for an
+                 * eighth of the hold, so a vCPU's MMIO (a reset, say)
+                 * gets in between runs, as it does between bottom halves.
+                 */
+                g_usleep(MIN((last - now) / 8, SACC_ENGINE_FAIR_MAX_NS) /
+                         SCALE_US);
+                last = get_clock();
+            }
+            continue;
+        }
+        now = get_clock();
+        if (polling && now - last < window && now >= poll_off_until) {
+            cpu_relax();
+            continue;
+        }
+        if (polling && window >= poll_max && now >= poll_off_until &&
+            ++misses >= SACC_ENGINE_POLL_MISSES) {
+            /*
+             * Polling keeps missing at its widest: the kicks come later
+             * than the window can grow, or (on a host without a spare
+             * core) our spinning keeps the vCPU that would ring from
+             * running.  Sleep at once for a while, then try again.
+             */
+            trace_sacc_engine_poll_off(misses);
+            misses = 0;
+            poll_off_until = now + SACC_ENGINE_POLL_BACKOFF_NS;
+        }
+        if (polling) {
+            idle_since = last;
+            slept = true;
+            polling = false;
+        }
+        /* Sleep until sacc_kick() or stop. */
+        qemu_event_reset(&s->engine_ev);
+        if (!qatomic_read(&s->engine_kicked) &&
+            !qatomic_read(&s->engine_stop)) {
+            trace_sacc_engine_sleep(window / SCALE_US);
+            qemu_event_wait(&s->engine_ev);
+            trace_sacc_engine_wake();
+        }
+    }
+    rcu_unregister_thread();
+
+    qemu_mutex_lock_iothread();
+    s->engine_exited = true;
+    qemu_cond_broadcast(&s->engine_cond);
+    qemu_mutex_unlock_iothread();
+    return NULL;
+}
+
+static void sacc_engine_start(SaccState *s)
+{
+    qemu_event_init(&s->engine_ev, false);
+    qemu_cond_init(&s->engine_cond);
+    s->engine_kicked = false;
+    s->engine_stop = false;
+    s->engine_exited = false;
+    qemu_thread_create(&s->engine, "sacc-engine", sacc_engine_thread, s,
+                       QEMU_THREAD_JOINABLE);
+}
+
+/*
+ * Unrealize (device_del, QEMU exit): stop the thread.  It may be waiting
+ * for the BQL we hold, so wait for it with the BQL released
+ * (qemu_cond_wait_iothread(), as pause_all_vcpus() waits for vCPUs); it
+ * sees engine_stop as soon as it has the lock and touches nothing.
+ */
+static void sacc_engine_stop(SaccState *s)
+{
+    qatomic_set(&s->engine_stop, true);
+    qemu_event_set(&s->engine_ev);
+    while (!s->engine_exited) {
+        qemu_cond_wait_iothread(&s->engine_cond);
+    }
+    qemu_thread_join(&s->engine);
+    qemu_cond_destroy(&s->engine_cond);
+    qemu_event_destroy(&s->engine_ev);
 }
 
 /* A channel reset: CTRL.RESET in the channel's BAR2 block. */
@@ -1376,7 +1594,7 @@ static void sacc_cq_head_write(SaccState *s, SaccChannel *ch, uint32_t val)
     ch->ring.cq_head = val;
     /* The slot may have unblocked a stalled ring. */
     if (!sacc_dev_ring_sq_empty(&ch->ring)) {
-        qemu_bh_schedule(s->bh);
+        sacc_kick(s);
     }
 }
 
@@ -1654,9 +1872,9 @@ static void sacc_tail_doorbell(SaccState *s, SaccChannel *ch, uint64_t val)
     }
     trace_sacc_doorbell(ch->id, val, ch->ring.sq_head,
                         SACC_TRACE_NS(TRACE_SACC_DOORBELL));
-    /* Record only; the copy happens in the bottom half, not on the vCPU */
+    /* Record only; the copy happens in the engine, not on the vCPU */
     ch->ring.sq_tail = val;
-    qemu_bh_schedule(s->bh);
+    sacc_kick(s);
 }
 
 /* The token doorbell (docs/spec.md section 14): note it, read PUT later */
@@ -1689,7 +1907,7 @@ static void sacc_token_doorbell(SaccState *s, uint64_t val)
     trace_sacc_doorbell_token(ch->id, ch->ring.sq_head,
                               SACC_TRACE_NS(TRACE_SACC_DOORBELL_TOKEN));
     ch->token = true;
-    qemu_bh_schedule(s->bh);
+    sacc_kick(s);
 }
 
 static void sacc_doorbell_write(void *opaque, hwaddr addr, uint64_t val,
@@ -1876,6 +2094,11 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
                    SACC_CHANNELS_MAX, s->nr_channels);
         return;
     }
+    if (s->poll_us > SACC_ENGINE_POLL_MAX_US) {
+        error_setg(errp, "sacc: x-poll-us must be 0..%u, not %u",
+                   SACC_ENGINE_POLL_MAX_US, s->poll_us);
+        return;
+    }
     for (i = 0; i < SACC_CHANNELS_MAX; i++) {
         s->chan[i].id = i;
     }
@@ -1923,12 +2146,18 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
     s->bh = qemu_bh_new_guarded(sacc_process, s,
                                 &dev->mem_reentrancy_guard);
     sacc_reset(s, "realize");
+    if (s->engine_thread) {
+        sacc_engine_start(s);
+    }
 }
 
 static void sacc_exit(PCIDevice *pdev)
 {
     SaccState *s = SACC(pdev);
 
+    if (s->engine_thread) {
+        sacc_engine_stop(s);
+    }
     qemu_bh_delete(s->bh);
     sacc_atc_free(s);
     g_free(s->bounce);
@@ -1936,7 +2165,7 @@ static void sacc_exit(PCIDevice *pdev)
 }
 
 /*
- * Not migratable: the ring state and an in-flight bottom half are not
+ * Not migratable: the ring state and the engine's work in flight are not
  * described by a VMState yet, so refuse migration rather than lose work.
  */
 static const VMStateDescription sacc_vmstate = {
@@ -1949,6 +2178,9 @@ static Property sacc_properties[] = {
                        SACC_CHANNELS_DEFAULT),
     /* off: every MEMCPY/XFORM staged, the v0.3 path (for comparisons) */
     DEFINE_PROP_BOOL("x-direct-copy", SaccState, direct_copy, true),
+    /* off: v0.3's engine, a bottom half on the main loop (comparisons) */
+    DEFINE_PROP_BOOL("x-engine-thread", SaccState, engine_thread, true),
+    DEFINE_PROP_UINT32("x-poll-us", SaccState, poll_us, SACC_ENGINE_POLL_US),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -1,0 +1,305 @@
+// SPDX-License-Identifier: MIT
+/*
+ * test_stress.c - in-guest Check suite: resets and channel resets while
+ * the device is busy, with the device's engine (the QEMU model's engine
+ * thread by default) running beside the vCPUs.
+ *
+ * Run by ci/vm as /opt/sacc/tests/sacc-guest-stress. Asserts, for every
+ * round: no hang (every wait is bounded), no completion from before a
+ * reset is ever delivered after it (libsacc checks every CQ entry and
+ * fails a stale or forged one with -EIO), no DMA lands after the reset
+ * returned, and the device (or channel) works right after it.
+ */
+#include <check.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "guest_util.h"
+#include "libsacc.h"
+
+#define KiB 1024u
+
+#define ROUNDS		24
+#define OP_LEN		(16 * KiB)
+#define DST_LEN		(256 * OP_LEN) /* a distinct dst for every slot */
+#define REAP_TIMEOUT_MS 60000	       /* TCG is slow; a hang must still end */
+#define HAMMER_SECONDS	4
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+static struct sacc_dev *open_dev(void)
+{
+	struct sacc_dev *dev = NULL;
+	const char *bdf = guest_bdf(0);
+	int ret;
+
+	ck_assert_ptr_nonnull(bdf);
+	ret = sacc_open(bdf, NULL, &dev);
+	ck_assert_msg(ret == 0, "sacc_open(%s): %d: %s", bdf, ret,
+		      sacc_errmsg(NULL));
+	return dev;
+}
+
+static struct sacc_buf *buf(struct sacc_dev *dev, size_t len,
+			    enum sacc_dma_dir dir, const char *name)
+{
+	struct sacc_buf *b = NULL;
+	int ret = sacc_buf_alloc(dev, len, dir, name, &b);
+
+	ck_assert_msg(ret == 0, "sacc_buf_alloc(%s): %d: %s", name, ret,
+		      sacc_errmsg(dev));
+	return b;
+}
+
+/* One NOP round trip: the handle works. */
+static void expect_nop(struct sacc_dev *dev, uint64_t cookie)
+{
+	struct sacc_op op = {.opcode = SACC_OP_NOP, .cookie = cookie};
+	struct sacc_result r;
+	int ret;
+
+	ret = sacc_submit(dev, &op, 1);
+	ck_assert_msg(ret == 1, "NOP submit: %d: %s", ret, sacc_errmsg(dev));
+	ret = guest_reap(dev, &r, 1, REAP_TIMEOUT_MS);
+	ck_assert_msg(ret == 1, "NOP reap: %d: %s", ret, sacc_errmsg(dev));
+	ck_assert_uint_eq(r.cookie, cookie);
+	ck_assert_uint_eq(r.status, SACC_STS_OK);
+}
+
+/* Fill the SQ with copies, one dst slot each; returns how many went. */
+static unsigned int fill(struct sacc_dev *dev, struct sacc_buf *src,
+			 struct sacc_buf *dst, uint64_t cookie0)
+{
+	struct sacc_op op = {
+	    .opcode = SACC_OP_MEMCPY,
+	    .len = OP_LEN,
+	    .src = src,
+	    .dst = dst,
+	};
+	unsigned int n = 0;
+	int ret;
+
+	while (n < DST_LEN / OP_LEN) {
+		op.dst_off = (size_t)n * OP_LEN;
+		op.cookie = cookie0 + n;
+		ret = sacc_submit(dev, &op, 1);
+		ck_assert_msg(ret >= 0, "submit: %d: %s", ret,
+			      sacc_errmsg(dev));
+		if (ret == 0)
+			break; /* SQ full */
+		n++;
+	}
+	return n;
+}
+
+/*
+ * A full SQ of copies, a few reaped (each must be OK and in order), then
+ * sacc_reset() (FLR through vfio, or CTRL.RESET) while the rest run. After
+ * it: nothing from before is delivered, the destination does not change
+ * any more, and the device works.
+ */
+START_TEST(reset_under_load)
+{
+	struct sacc_dev *dev = open_dev();
+	struct sacc_buf *src = buf(dev, OP_LEN, SACC_DMA_TO_DEVICE, "src");
+	struct sacc_buf *dst = buf(dev, DST_LEN, SACC_DMA_FROM_DEVICE, "dst");
+	uint8_t *snap = malloc(DST_LEN);
+	struct sacc_result r[8];
+	unsigned int round, n, i, stopped = 0;
+	int ret;
+
+	ck_assert_ptr_nonnull(snap);
+	memset(sacc_buf_va(src), 0x5a, OP_LEN);
+	for (round = 0; round < ROUNDS; round++) {
+		uint64_t cookie0 = (uint64_t)round << 32;
+
+		memset(sacc_buf_va(dst), 0, DST_LEN);
+		n = fill(dev, src, dst, cookie0);
+		ck_assert_uint_gt(n, 0);
+		/* reap a varying few first: each valid, in ring order */
+		ret = sacc_poll(dev, r, round % 8);
+		ck_assert_msg(ret >= 0, "poll: %d: %s", ret, sacc_errmsg(dev));
+		for (i = 0; i < (unsigned int)ret; i++) {
+			ck_assert_uint_eq(r[i].cookie, cookie0 + i);
+			ck_assert_uint_eq(r[i].status, SACC_STS_OK);
+		}
+		stopped += sacc_outstanding(dev) > 0;
+
+		ret = sacc_reset(dev);
+		ck_assert_msg(ret == 0, "reset: %d: %s", ret, sacc_errmsg(dev));
+		ck_assert_uint_eq(sacc_outstanding(dev), 0);
+
+		memcpy(snap, sacc_buf_va(dst), DST_LEN);
+		sleep_ms(20);
+		ck_assert_msg(memcmp(snap, sacc_buf_va(dst), DST_LEN) == 0,
+			      "round %u: DMA after the reset returned", round);
+		ret = sacc_poll(dev, r, 8);
+		ck_assert_msg(ret == 0, "round %u: poll after reset: %d: %s",
+			      round, ret, sacc_errmsg(dev));
+		expect_nop(dev, cookie0 | 0xffffffffu);
+	}
+	fprintf(stderr,
+		"reset_under_load: %u rounds, %u reset with work "
+		"outstanding\n",
+		ROUNDS, stopped);
+	free(snap);
+	sacc_close(dev);
+}
+END_TEST
+
+struct hammer {
+	struct sacc_dev *ch;
+	atomic_bool stop;
+	uint64_t done;
+	int err; /* first error, 0 if none */
+};
+
+/* Channel 1 at full rate: NOPs and copies, every result checked. */
+static void *hammer_thread(void *arg)
+{
+	struct hammer *h = arg;
+	struct sacc_op ops[16] = {0};
+	struct sacc_result r[16];
+	uint64_t next = 0, want = 0;
+	unsigned int i;
+	int ret;
+
+	while (!atomic_load(&h->stop)) {
+		for (i = 0; i < 16; i++) {
+			ops[i].opcode = SACC_OP_NOP;
+			ops[i].cookie = next + i;
+		}
+		ret = sacc_submit(h->ch, ops, 16);
+		if (ret < 0) {
+			h->err = ret;
+			break;
+		}
+		next += (unsigned int)ret;
+		ret = sacc_poll(h->ch, r, 16);
+		if (ret < 0) {
+			h->err = ret;
+			break;
+		}
+		for (i = 0; i < (unsigned int)ret; i++, want++) {
+			if (r[i].cookie != want || r[i].status != SACC_STS_OK) {
+				h->err = -EBADMSG;
+				return NULL;
+			}
+		}
+	}
+	/* drain what is outstanding: bounded */
+	if (!h->err && next > want) {
+		uint64_t left = next - want;
+		struct sacc_result *rest = calloc(left, sizeof(*rest));
+
+		ret = rest ? guest_reap(h->ch, rest, (unsigned int)left,
+					REAP_TIMEOUT_MS)
+			   : -ENOMEM;
+		if (ret != (int)left)
+			h->err = ret < 0 ? ret : -ETIMEDOUT;
+		for (i = 0; ret == (int)left && i < left; i++, want++) {
+			if (rest[i].cookie != want ||
+			    rest[i].status != SACC_STS_OK)
+				h->err = -EBADMSG;
+		}
+		free(rest);
+	}
+	h->done = want;
+	return NULL;
+}
+
+/*
+ * One thread submits on channel 1 without pause while the main thread
+ * resets channel 0 (busy with copies) again and again: channel 1 never
+ * sees an error or a wrong completion, channel 0 works after every reset.
+ */
+START_TEST(channel_reset_beside_load)
+{
+	struct sacc_dev *dev = open_dev();
+	struct sacc_buf *src = buf(dev, OP_LEN, SACC_DMA_TO_DEVICE, "src");
+	struct sacc_buf *dst = buf(dev, DST_LEN, SACC_DMA_FROM_DEVICE, "dst");
+	struct hammer h = {0};
+	uint64_t end;
+	unsigned int resets = 0;
+	pthread_t t;
+	int ret;
+
+	if (sacc_dev_channels(dev) < 2) {
+		sacc_close(dev);
+		ck_abort_msg("needs a v0.3 device with 2+ channels");
+	}
+	ret = sacc_chan_open(dev, 1, NULL, &h.ch);
+	ck_assert_msg(ret == 0, "chan_open: %d: %s", ret, sacc_errmsg(dev));
+	ck_assert_int_eq(pthread_create(&t, NULL, hammer_thread, &h), 0);
+
+	end = now_ns() + HAMMER_SECONDS * 1000000000ull;
+	while (now_ns() < end) {
+		fill(dev, src, dst, (uint64_t)resets << 32);
+		ret = sacc_reset(dev); /* channel 0 only: a channel is open */
+		ck_assert_msg(ret == 0, "reset: %d: %s", ret, sacc_errmsg(dev));
+		expect_nop(dev, ((uint64_t)resets << 32) | 0xffffffffu);
+		resets++;
+	}
+	atomic_store(&h.stop, true);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	fprintf(stderr,
+		"channel_reset_beside_load: %u resets of channel 0, "
+		"%llu ops on channel 1\n",
+		resets, (unsigned long long)h.done);
+	ck_assert_msg(h.err == 0, "channel 1: %d: %s", h.err,
+		      sacc_errmsg(h.ch));
+	ck_assert_uint_gt(h.done, 0);
+	ck_assert_uint_gt(resets, 0);
+	expect_nop(h.ch, 1);
+	sacc_close(dev);
+}
+END_TEST
+
+static Suite *stress_suite(void)
+{
+	Suite *s = suite_create("stress");
+	TCase *tc = tcase_create("resets");
+
+	tcase_set_timeout(tc, GUEST_TEST_TIMEOUT);
+	tcase_add_test(tc, reset_under_load);
+	tcase_add_test(tc, channel_reset_beside_load);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	SRunner *sr;
+	int failed;
+
+	setvbuf(stderr, NULL, _IONBF, 0);
+	if (guest_nr_devices() == 0) {
+		fprintf(stderr, "sacc-guest-stress: no SACC device bound to "
+				"vfio-pci (run it through ci/vm)\n");
+		return 1;
+	}
+	sr = srunner_create(stress_suite()); /* CK_FORK: one process a test */
+	srunner_run_all(sr, CK_VERBOSE);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
