@@ -963,8 +963,8 @@ static void sacc_process(void *opaque)
  * DMA through the vIOMMU and its fault MSI, and our own MSI-X, happen
  * under the BQL exactly as from the bottom half.  TCG runs guest code
  * without the BQL, so the lock is normally free when we want it; the
- * doorbell page is lockless in this mode (patches/0005), so a valid doorbell neither waits for our run nor makes
- * us wait (sacc_doorbell_post()).
+ * doorbell page is lockless in this mode (patches/0005,
+ * sacc_doorbell_post()), so a valid doorbell does not wait for our run.
  * A run is bounded tighter than the bottom half's (SACC_ENGINE_MAX_*), so
  * a vCPU's MMIO waits at most one turn for the lock.
  *
