@@ -17,8 +17,8 @@
  *  - The doorbell handlers only validate and record (a tail, or that a
  *    token came) and kick the engine (sacc_kick()), so the vCPU never
  *    waits for a copy or a PUT read.  With x-db-lockless=on (and the
- *    engine thread) a valid doorbell does not even take the BQL (sacc_doorbell_post(),
- *    sacc_db_drain()).  The engine is a thread of the
+ *    engine thread) a valid doorbell does not even take the BQL
+ *    (sacc_doorbell_post(), sacc_db_drain()).  The engine is a thread of the
  *    device (sacc_engine_thread(), x-engine-thread=on) or v0.3's bottom
  *    half (off); both run sacc_process() under the BQL with the device's
  *    memory re-entrancy guard engaged, so DMA aimed at the device's own
