@@ -133,3 +133,19 @@ int guest_reap(struct sacc_dev *dev, struct sacc_result *out, unsigned int n,
 	}
 	return got;
 }
+
+uint64_t guest_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void guest_sleep_ms(unsigned int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}

@@ -28,6 +28,10 @@ uint64_t guest_kmsg_mark(void);
 int guest_kmsg_grep(uint64_t mark, const char *needle, char *last,
 		    size_t len);
 
+/* CLOCK_MONOTONIC in ns; sleep @ms milliseconds (EINTR resumes). */
+uint64_t guest_now_ns(void);
+void guest_sleep_ms(unsigned int ms);
+
 /* Open fds of this process (for leak checks). */
 int guest_count_fds(void);
 

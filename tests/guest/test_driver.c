@@ -47,22 +47,6 @@
 /* small helpers                                                       */
 /* ------------------------------------------------------------------ */
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&ts, &ts) && errno == EINTR)
-		;
-}
-
 /* xorshift64*: reproducible from the seed printed by main(). */
 static uint64_t seed = 0x5acc5eed2024ull;
 static uint64_t rng;
@@ -161,7 +145,7 @@ static uint64_t cur_t0;
 #define BEGIN()                                                                \
 	do {                                                                   \
 		cur_test = __func__;                                           \
-		cur_t0 = now_ns();                                             \
+		cur_t0 = guest_now_ns();                                             \
 		rng = seed ^ (uint64_t)__LINE__ * 0x9e3779b97f4a7c15ull;       \
 		if (!rng)                                                      \
 			rng = 1;                                               \
@@ -169,13 +153,13 @@ static uint64_t cur_t0;
 
 static void tc_setup(void)
 {
-	cur_t0 = now_ns();
+	cur_t0 = guest_now_ns();
 }
 
 static void tc_teardown(void)
 {
 	fprintf(stderr, "    %-32s %7.2f s\n", cur_test,
-		(double)(now_ns() - cur_t0) / 1e9);
+		(double)(guest_now_ns() - cur_t0) / 1e9);
 }
 
 /* ------------------------------------------------------------------ */
@@ -595,7 +579,7 @@ static void eng_check(struct eng *e, const struct sacc_result *r)
 static void eng_reap(struct eng *e)
 {
 	struct sacc_result res[ENG_SLOTS];
-	uint64_t t0 = now_ns();
+	uint64_t t0 = guest_now_ns();
 	int r;
 
 	if (!e->nbusy)
@@ -616,7 +600,7 @@ static void eng_reap(struct eng *e)
 				      r, sacc_errmsg(e->dev));
 			if (r)
 				break;
-			if (now_ns() - t0 > REAP_TIMEOUT_MS * 1000000ull)
+			if (guest_now_ns() - t0 > REAP_TIMEOUT_MS * 1000000ull)
 				ck_abort_msg("%s: no completion within %d ms "
 					     "(outstanding %u, STATUS 0x%x)",
 					     e->tag, REAP_TIMEOUT_MS,
@@ -790,9 +774,9 @@ START_TEST(random_ops)
 	BEGIN();
 	dev = open_dev(0, NULL);
 	eng_init(&e, dev, "10k", ENG_SLOTS, SACC_MAX_XFER);
-	t0 = now_ns();
+	t0 = guest_now_ns();
 	eng_run(&e, RANDOM_OPS);
-	s = (double)(now_ns() - t0) / 1e9;
+	s = (double)(guest_now_ns() - t0) / 1e9;
 	eng_finish(&e);
 	ck_assert_uint_eq(e.done, RANDOM_OPS);
 	/* The mix is what the issue asks for: every opcode, every octave
@@ -882,16 +866,16 @@ START_TEST(cq_full)
 	ck_assert_uint_eq(st.submitted, 63);
 
 	/* CQ: the device posts CQ_SIZE - 1 = 3 entries, then stalls. */
-	t0 = now_ns();
+	t0 = guest_now_ns();
 	do {
 		posted = 0;
 		for (unsigned int i = 0; i < 4; i++)
 			posted += __atomic_load_n(&cq[i].phase,
 						  __ATOMIC_ACQUIRE) & 1;
-	} while (posted < 3 && now_ns() - t0 < 10000000000ull);
+	} while (posted < 3 && guest_now_ns() - t0 < 10000000000ull);
 	ck_assert_msg(posted == 3, "%u completions posted before the stall",
 		      posted);
-	sleep_ms(300);
+	guest_sleep_ms(300);
 	for (unsigned int i = 0; i < 3; i++)
 		ck_assert_uint_eq(cq[i].phase & 1, 1);
 	ck_assert_msg((cq[3].phase & 1) == 0,
@@ -899,7 +883,7 @@ START_TEST(cq_full)
 	ck_assert_uint_eq(reg(dev, SACC_REG_STATUS), SACC_STATUS_READY);
 
 	/* Reaping frees slots; the device resumes; order is kept. */
-	t0 = now_ns();
+	t0 = guest_now_ns();
 	while (got < 63) {
 		ret = sacc_poll(dev, res + got, 63 - got);
 		ck_assert_msg(ret >= 0, "sacc_poll: %d: %s", ret,
@@ -912,7 +896,7 @@ START_TEST(cq_full)
 		if (ret)
 			polls++;
 		got += (unsigned int)ret;
-		ck_assert_msg(now_ns() - t0 < REAP_TIMEOUT_MS * 1000000ull,
+		ck_assert_msg(guest_now_ns() - t0 < REAP_TIMEOUT_MS * 1000000ull,
 			      "stuck at %u of 63 completions", got);
 	}
 	sacc_stats(dev, &st);
@@ -1087,9 +1071,9 @@ START_TEST(interrupt_mode)
 	dev = open_dev(0, NULL);
 
 	/* Nothing outstanding: the timeout is honoured. */
-	t0 = now_ns();
+	t0 = guest_now_ns();
 	ck_assert_int_eq(sacc_wait(dev, 200), 0);
-	ms = (now_ns() - t0) / 1000000;
+	ms = (guest_now_ns() - t0) / 1000000;
 	ck_assert_msg(ms >= 150 && ms < 5000, "sacc_wait(200) took %" PRIu64
 					      " ms",
 		      ms);
@@ -1785,14 +1769,14 @@ static void wait_posted(const struct sacc_cqe *cq, unsigned int size,
 			unsigned int n)
 {
 	unsigned int posted = 0;
-	uint64_t t0 = now_ns();
+	uint64_t t0 = guest_now_ns();
 
 	do {
 		posted = 0;
 		for (unsigned int i = 0; i < size; i++)
 			posted +=
 			    __atomic_load_n(&cq[i].phase, __ATOMIC_ACQUIRE) & 1;
-	} while (posted < n && now_ns() - t0 < 10000000000ull);
+	} while (posted < n && guest_now_ns() - t0 < 10000000000ull);
 	ck_assert_msg(posted == n, "%u completions posted, want %u", posted, n);
 }
 
@@ -1850,7 +1834,7 @@ START_TEST(forged_completion)
 				  .cookie = 99};
 	ck_assert_int_eq(sacc_submit(dev, ops, 3), 3);
 	wait_posted(cq, 4, 4); /* three completions and the forgery */
-	sleep_ms(100);
+	guest_sleep_ms(100);
 	/* The CQ is full: the device has not run the XFORM the forged
 	 * entry claims is done. */
 	check_canary("dst of the XFORM the device has not run", va(dst), MiB);
@@ -1898,7 +1882,7 @@ START_TEST(erased_completion)
 		ck_assert_int_eq(sacc_submit(dev, ops, 2), 2);
 		wait_posted(cq, SACC_DEFAULT_ENTRIES, 2);
 		memset(&cq[0], 0, sizeof(cq[0]));
-		t0 = now_ns();
+		t0 = guest_now_ns();
 		if (mode == 0) {
 			for (int i = 0; i < 100000 && k == 0; i++)
 				k = sacc_poll(dev, res, 2);
@@ -1908,7 +1892,7 @@ START_TEST(erased_completion)
 		ck_assert_msg(k == -EIO, "%s: %d (%s)",
 			      mode ? "sacc_wait(1000)" : "sacc_poll", k,
 			      sacc_errmsg(dev));
-		ck_assert_uint_lt(now_ns() - t0, 5000000000ull);
+		ck_assert_uint_lt(guest_now_ns() - t0, 5000000000ull);
 		assert_msg_has(sacc_errmsg(dev), "completion lost");
 		assert_msg_has(sacc_errmsg(dev), "sacc_reset()");
 		ck_assert_int_eq(sacc_reset(dev), 0);
@@ -1996,7 +1980,7 @@ START_TEST(reset_inflight)
 
 	/* No DMA after the reset returned, and no stale completion. */
 	memset(va(dst), CANARY, 16 * MiB);
-	sleep_ms(300);
+	guest_sleep_ms(300);
 	for (int i = 0; i < 20000; i++)
 		ck_assert_int_eq(sacc_poll(dev, &r, 1), 0);
 	check_canary("dst after reset", va(dst), 16 * MiB);
@@ -2061,7 +2045,7 @@ START_TEST(reset_from_outside)
 	 * finished all 4 GiB of copies first on a loaded host once. */
 	if (pid == 0)
 		_exit(sysfs_write(sacc_dev_bdf(dev), "reset", "1") ? 1 : 0);
-	t0 = now_ns();
+	t0 = guest_now_ns();
 	for (;;) {
 		r = sacc_wait(dev, -1);
 		if (r < 0)
@@ -2070,10 +2054,10 @@ START_TEST(reset_from_outside)
 		r = sacc_poll(dev, res, 4096);
 		if (r < 0)
 			break;
-		ck_assert_msg(now_ns() - t0 < 60000000000ull,
+		ck_assert_msg(guest_now_ns() - t0 < 60000000000ull,
 			      "still reaping after 60 s");
 		if (!t_reset && waitpid(pid, &status, WNOHANG) == pid)
-			t_reset = now_ns();
+			t_reset = guest_now_ns();
 	}
 	if (!t_reset) {
 		ck_assert_int_eq(waitpid(pid, &status, 0), pid);
@@ -2086,9 +2070,9 @@ START_TEST(reset_from_outside)
 		      sacc_errmsg(dev));
 	ck_assert_msg(sacc_outstanding(dev) > 0,
 		      "all 4000 ops were done before the reset: nothing shown");
-	ck_assert_msg(now_ns() - t_reset < 5000000000ull,
+	ck_assert_msg(guest_now_ns() - t_reset < 5000000000ull,
 		      "the reset was noticed %.1f s after it",
-		      (double)(now_ns() - t_reset) / 1e9);
+		      (double)(guest_now_ns() - t_reset) / 1e9);
 	assert_msg_has(sacc_errmsg(dev), "reset or disabled behind");
 	assert_msg_has(sacc_errmsg(dev), "sacc_reset()");
 	ck_assert_int_eq(sacc_wait(dev, -1), -EIO); /* sticky */
@@ -2142,7 +2126,7 @@ START_TEST(reset_after_fatal_ring_fault)
 	 * The kernel's DMAR fault handler is rate limited (10 messages per
 	 * 5 s, about 3 per fault): let any earlier test's window expire so
 	 * that this fault is logged for certain. */
-	sleep_ms(5100);
+	guest_sleep_ms(5100);
 	mark = guest_kmsg_mark();
 	sq_unmap(dev, &sqm);
 	ck_assert_int_eq(sacc_submit(dev, &nop, 1), 1);
@@ -2823,16 +2807,16 @@ START_TEST(unbind_in_use)
 		ck_assert_msg(read(p[0], &c, 1) == 1,
 			      "the holder could not open %s", bdf);
 		close(p[0]);
-		sleep_ms(100);
-		t0 = now_ns();
+		guest_sleep_ms(100);
+		t0 = guest_now_ns();
 		unbinder = fork();
 		ck_assert_int_ge(unbinder, 0);
 		if (unbinder == 0)
 			_exit(sacc_pci_unbind(bdf) ? 1 : 0);
 		while (waitpid(unbinder, &status, WNOHANG) == 0 &&
-		       now_ns() - t0 < 15000000000ull)
-			sleep_ms(10);
-		took = (now_ns() - t0) / 1000000;
+		       guest_now_ns() - t0 < 15000000000ull)
+			guest_sleep_ms(10);
+		took = (guest_now_ns() - t0) / 1000000;
 		if (took >= 15000) {
 			/* let the unbind finish, then fail */
 			kill(child, SIGKILL);
@@ -3564,7 +3548,7 @@ static Suite *driver_suite(void)
 int main(void)
 {
 	const char *env = getenv("SACC_TEST_SEED");
-	uint64_t t0 = now_ns();
+	uint64_t t0 = guest_now_ns();
 	SRunner *sr;
 	int failed;
 
@@ -3585,6 +3569,6 @@ int main(void)
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
 	fprintf(stderr, "sacc-guest-driver: %.1f s\n",
-		(double)(now_ns() - t0) / 1e9);
+		(double)(guest_now_ns() - t0) / 1e9);
 	return failed ? 1 : 0;
 }

@@ -94,14 +94,6 @@ static double now_s(void)
 	return t.tv_sec + t.tv_nsec / 1e9;
 }
 
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec t = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	while (nanosleep(&t, &t) && errno == EINTR)
-		;
-}
-
 static uint32_t rd32(struct vdev *d, uint32_t off)
 {
 	return *(volatile uint32_t *)(d->bar0 + off);
@@ -440,7 +432,7 @@ static struct sacc_cqe run1(struct vdev *d, uint16_t op, uint64_t src,
 /* No completion appears within QUIET_MS. */
 static void expect_no_cqe(struct vdev *d, const char *why)
 {
-	sleep_ms(QUIET_MS);
+	guest_sleep_ms(QUIET_MS);
 	ck_assert_msg(!cqe_ready(d), "%s: unexpected completion (req %u)", why,
 		      cq_slot(d, d->cq_head)->req_id);
 }
@@ -564,7 +556,7 @@ static void dmar_budget(int faults)
 		dmar->opened = true;
 	}
 	if (dmar->lines + DMAR_COST * faults > DMAR_BURST) {
-		sleep_ms((unsigned int)((dmar->begin + DMAR_WINDOW - t) * 1000) + 1);
+		guest_sleep_ms((unsigned int)((dmar->begin + DMAR_WINDOW - t) * 1000) + 1);
 		dmar->begin = now_s();
 		dmar->lines = 0;
 		dmar->opened = true;
@@ -596,7 +588,7 @@ static void dmar_expect(struct vdev *d, uint64_t mark, uint64_t addr,
 		 d->bdf + 5, (unsigned long long)(addr & ~0xfffull));
 	while ((n = guest_kmsg_grep(mark, needle, line, sizeof(line))) == 0 &&
 	       now_s() < end)
-		sleep_ms(20);
+		guest_sleep_ms(20);
 	ck_assert_msg(n > 0, "no DMAR line \"%s\" in /dev/kmsg", needle);
 	/* The kernel's window opened at the first line of it, which we see
 	 * only now: start ours here, never earlier than the kernel's. */
@@ -1617,7 +1609,7 @@ START_TEST(test_fault_wrap_and_record)
 	id = run_fault(SACC_OP_XFORM, fault_src->iova, wdst, 512, &m2);
 	expect_fault(&D, wdst, SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE, id, 2);
 	/* No DMA was issued for either: no DMAR line names them. */
-	sleep_ms(500);
+	guest_sleep_ms(500);
 	snprintf(needle, sizeof(needle), "fault addr 0x%llx",
 		 (unsigned long long)wsrc);
 	ck_assert_int_eq(guest_kmsg_grep(mark, needle, NULL, 0), 0);
@@ -1725,7 +1717,7 @@ START_TEST(test_ring_fault_sq_unmapped)
 	dmar_budget(1);
 	mark = guest_kmsg_mark();
 	ring(&D);
-	sleep_ms(QUIET_MS);
+	guest_sleep_ms(QUIET_MS);
 	expect_fatal(&D, IOVA_SQ, SACC_FAULT_DESC_FETCH, 0, 1);
 	dmar_expect(&D, mark, IOVA_SQ, false);
 	ck_assert(!cqe_ready(&D));
@@ -1762,7 +1754,7 @@ START_TEST(test_ring_fault_cq_readonly)
 	dmar_budget(1);
 	mark = guest_kmsg_mark();
 	ring(&D);
-	sleep_ms(QUIET_MS);
+	guest_sleep_ms(QUIET_MS);
 	expect_fatal(&D, IOVA_CQ, SACC_FAULT_CQ_WRITE | SACC_FAULT_IS_WRITE, id, 1);
 	dmar_expect(&D, mark, IOVA_CQ, true);
 	ck_untouched(dst2->va, PAGE, "second descriptor's dst after a CQ fault");
@@ -1813,7 +1805,7 @@ START_TEST(test_ring_fault_sq_midring)
 			      "completion %u of %u missing", i, per_page);
 		ck_assert_uint_eq(c.status, SACC_STS_OK);
 	}
-	sleep_ms(QUIET_MS);
+	guest_sleep_ms(QUIET_MS);
 	ck_assert(!cqe_ready(&D));
 	expect_fatal(&D, IOVA_SQ + PAGE, SACC_FAULT_DESC_FETCH, 0, 1);
 	dmar_expect(&D, mark, IOVA_SQ + PAGE, false);
@@ -1836,7 +1828,7 @@ START_TEST(test_ring_fault_no_bus_master)
 	cfg_write(&D, PCI_COMMAND, &cmd, 2);
 	push(&D, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ);
 	ring(&D);
-	sleep_ms(QUIET_MS);
+	guest_sleep_ms(QUIET_MS);
 	ck_assert(!cqe_ready(&D));
 	ck_assert_uint_eq(rd32(&D, SACC_REG_STATUS), SACC_STATUS_ERROR);
 	ck_assert_uint_eq(rd32(&D, SACC_REG_ERR_CODE), SACC_ERR_DMA);
@@ -1945,7 +1937,7 @@ static void reset_in_flight(struct vdev *d, enum stop how)
 	for (unsigned int i = 0; i < N; i++)
 		memcpy(snap + (size_t)i * MiB, dst[i]->va, MiB);
 	memcpy(cqsnap, d->cq->va, d->cq->len);
-	sleep_ms(2 * QUIET_MS);
+	guest_sleep_ms(2 * QUIET_MS);
 	for (unsigned int i = 0; i < N; i++)
 		ck_assert_msg(!memcmp(snap + (size_t)i * MiB, dst[i]->va, MiB),
 			      "dst %u changed after the %s returned", i,
@@ -2054,7 +2046,7 @@ START_TEST(test_huge_batch_responsive)
 			got++;
 		}
 		cq_ack(&D);
-		sleep_ms(2);
+		guest_sleep_ms(2);
 	}
 	fprintf(stderr, "test_huge_batch_responsive: %u of %u done, worst "
 		"MMIO read %.1f ms\n", got, n, worst * 1e3);
@@ -2145,7 +2137,7 @@ START_TEST(test_two_devices)
 		}
 		ring(&D);
 		ring(E);
-		sleep_ms(QUIET_MS);
+		guest_sleep_ms(QUIET_MS);
 		ck_assert_uint_eq(rd32(&D, SACC_REG_MAGIC), SACC_MAGIC);
 		ck_assert_uint_eq(rd32(E, SACC_REG_MAGIC), SACC_MAGIC);
 		wr32(&D, SACC_REG_CTRL, SACC_CTRL_RESET);
@@ -2296,11 +2288,11 @@ START_TEST(test_garbage)
 				case 0: wr32(&D, SACC_REG_CQ_HEAD, rnd() % 8 ? rnd() % cqs : rnd()); break;
 				case 1: wr32(&D, SACC_REG_IRQ_ACK, rnd()); break;
 				case 2: wr32(&D, SACC_REG_CTRL, rnd() % 3); break;
-				case 3: sleep_ms(rnd() % 3); break;
+				case 3: guest_sleep_ms(rnd() % 3); break;
 				default: wr32(&D, SACC_DOORBELL_OFFSET, rnd() % 4 ? rnd() % sqs : rnd()); break;
 				}
 			}
-			sleep_ms(5);
+			guest_sleep_ms(5);
 			break;
 		}
 		}

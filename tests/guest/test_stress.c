@@ -31,21 +31,6 @@
 #define REAP_TIMEOUT_MS 60000	       /* TCG is slow; a hang must still end */
 #define HAMMER_SECONDS	4
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-static void sleep_ms(unsigned int ms)
-{
-	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
-
-	nanosleep(&ts, NULL);
-}
-
 static struct sacc_dev *open_dev(void)
 {
 	struct sacc_dev *dev = NULL;
@@ -149,7 +134,7 @@ START_TEST(reset_under_load)
 		ck_assert_uint_eq(sacc_outstanding(dev), 0);
 
 		memcpy(snap, sacc_buf_va(dst), DST_LEN);
-		sleep_ms(20);
+		guest_sleep_ms(20);
 		ck_assert_msg(memcmp(snap, sacc_buf_va(dst), DST_LEN) == 0,
 			      "round %u: DMA after the reset returned", round);
 		ret = sacc_poll(dev, r, 8);
@@ -251,8 +236,8 @@ START_TEST(channel_reset_beside_load)
 	ck_assert_msg(ret == 0, "chan_open: %d: %s", ret, sacc_errmsg(dev));
 	ck_assert_int_eq(pthread_create(&t, NULL, hammer_thread, &h), 0);
 
-	end = now_ns() + HAMMER_SECONDS * 1000000000ull;
-	while (now_ns() < end) {
+	end = guest_now_ns() + HAMMER_SECONDS * 1000000000ull;
+	while (guest_now_ns() < end) {
 		fill(dev, src, dst, (uint64_t)resets << 32);
 		ret = sacc_reset(dev); /* channel 0 only: a channel is open */
 		ck_assert_msg(ret == 0, "reset: %d: %s", ret, sacc_errmsg(dev));
