@@ -306,22 +306,24 @@ static int publish_ring(struct sacc_dev *dev, uint32_t first, uint32_t count,
 			uint64_t *t_db)
 {
 	uint32_t tail = sacc_sq_publish(&dev->sq), s = first;
-	uint64_t t;
+	uint64_t t = dev->ev || t_db ? sacc_monotonic_ns() : 0;
+	int ret = ring_doorbell(dev, tail);
 
-	if (dev->ev || t_db) {
-		t = sacc_monotonic_ns();
-		for (uint32_t k = 0; dev->ev && k < count; k++) {
-			const struct sacc_track *tr = &dev->track[s];
+	/* Recorded after the doorbell, so a failed (pwrite) doorbell is
+	 * not in the stream; stamped before it. */
+	if (ret || !dev->ev)
+		goto out;
+	for (uint32_t k = 0; k < count; k++) {
+		const struct sacc_track *tr = &dev->track[s];
 
-			sacc_ev_submit(dev, t, tr->req_id, tr->opcode, tr->len);
-			s = sacc_ring_add(s, tr->slots, dev->sq.size);
-		}
-		if (dev->ev)
-			sacc_ev_doorbell(dev, t, tail, count);
-		if (t_db)
-			*t_db = t;
+		sacc_ev_submit(dev, t, tr->req_id, tr->opcode, tr->len);
+		s = sacc_ring_add(s, tr->slots, dev->sq.size);
 	}
-	return ring_doorbell(dev, tail);
+	sacc_ev_doorbell(dev, t, tail, count);
+out:
+	if (t_db)
+		*t_db = t;
+	return ret;
 }
 
 /* Push validated @ops (as many as fit), then one doorbell. */

@@ -11,6 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <check.h>
+
 #include "guest_util.h"
 
 static struct sacc_pci_dev devs[16];
@@ -148,4 +150,37 @@ void guest_sleep_ms(unsigned int ms)
 
 	while (nanosleep(&ts, &ts) && errno == EINTR)
 		;
+}
+
+const char *guest_bdf_at(unsigned int idx)
+{
+	const char *bdf = guest_bdf(idx);
+
+	ck_assert_msg(bdf, "need SACC device #%u bound to vfio-pci (have %u)",
+		      idx, guest_nr_devices());
+	return bdf;
+}
+
+struct sacc_dev *guest_open(unsigned int idx, const struct sacc_open_opts *o)
+{
+	struct sacc_dev *dev = NULL;
+	const char *bdf = guest_bdf_at(idx);
+	int ret = sacc_open(bdf, o, &dev);
+
+	ck_assert_msg(ret == 0, "sacc_open(%s): %d: %s", bdf, ret,
+		      sacc_errmsg(NULL));
+	ck_assert_ptr_nonnull(dev);
+	return dev;
+}
+
+struct sacc_buf *guest_buf(struct sacc_dev *dev, size_t len,
+			   enum sacc_dma_dir dir, const char *name)
+{
+	struct sacc_buf *b = NULL;
+	int ret = sacc_buf_alloc(dev, len, dir, name, &b);
+
+	ck_assert_msg(ret == 0, "sacc_buf_alloc(%s, %zu): %d: %s", name, len,
+		      ret, sacc_errmsg(dev));
+	ck_assert_ptr_nonnull(b);
+	return b;
 }

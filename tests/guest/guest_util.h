@@ -28,6 +28,16 @@ uint64_t guest_kmsg_mark(void);
 int guest_kmsg_grep(uint64_t mark, const char *needle, char *last,
 		    size_t len);
 
+/*
+ * Check-asserting helpers: the BDF of SACC device #@idx, that device
+ * opened with @o (NULL: defaults), a DMA buffer; each fails the test
+ * with libsacc's message instead of returning an error.
+ */
+const char *guest_bdf_at(unsigned int idx);
+struct sacc_dev *guest_open(unsigned int idx, const struct sacc_open_opts *o);
+struct sacc_buf *guest_buf(struct sacc_dev *dev, size_t len,
+			   enum sacc_dma_dir dir, const char *name);
+
 /* CLOCK_MONOTONIC in ns; sleep @ms milliseconds (EINTR resumes). */
 uint64_t guest_now_ns(void);
 void guest_sleep_ms(unsigned int ms);

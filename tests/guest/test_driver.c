@@ -198,40 +198,6 @@ ssize_t pwrite64(int fd, const void *buf, size_t n, off_t off)
 /* device helpers                                                      */
 /* ------------------------------------------------------------------ */
 
-static const char *bdf_at(unsigned int idx)
-{
-	const char *bdf = guest_bdf(idx);
-
-	ck_assert_msg(bdf, "need SACC device #%u bound to vfio-pci (have %u)",
-		      idx, guest_nr_devices());
-	return bdf;
-}
-
-static struct sacc_dev *open_dev(unsigned int idx,
-				 const struct sacc_open_opts *o)
-{
-	struct sacc_dev *dev = NULL;
-	const char *bdf = bdf_at(idx);
-	int ret = sacc_open(bdf, o, &dev);
-
-	ck_assert_msg(ret == 0, "sacc_open(%s): %d: %s", bdf, ret,
-		      sacc_errmsg(NULL));
-	ck_assert_ptr_nonnull(dev);
-	return dev;
-}
-
-static struct sacc_buf *alloc_buf(struct sacc_dev *dev, size_t len,
-				  enum sacc_dma_dir dir, const char *name)
-{
-	struct sacc_buf *b = NULL;
-	int ret = sacc_buf_alloc(dev, len, dir, name, &b);
-
-	ck_assert_msg(ret == 0, "sacc_buf_alloc(%s, %zu): %d: %s", name, len,
-		      ret, sacc_errmsg(dev));
-	ck_assert_ptr_nonnull(b);
-	return b;
-}
-
 static uint8_t *va(const struct sacc_buf *b)
 {
 	return sacc_buf_va(b);
@@ -451,12 +417,12 @@ static void eng_init(struct eng *e, struct sacc_dev *dev, const char *tag,
 	e->nslots = nslots;
 	e->max_len = max_len;
 	e->src_len = 2 * (size_t)max_len < 4096 ? 4096 : 2 * (size_t)max_len;
-	e->src = alloc_buf(dev, e->src_len, SACC_DMA_TO_DEVICE, "eng src");
+	e->src = guest_buf(dev, e->src_len, SACC_DMA_TO_DEVICE, "eng src");
 	fill_random(va(e->src), e->src_len);
 	e->dst_len = max_len + 2 * MARGIN;
 	for (unsigned int i = 0; i < nslots; i++) {
 		snprintf(name, sizeof(name), "eng dst %u", i);
-		e->dst[i] = alloc_buf(dev, e->dst_len, SACC_DMA_FROM_DEVICE,
+		e->dst[i] = guest_buf(dev, e->dst_len, SACC_DMA_FROM_DEVICE,
 				      name);
 	}
 	e->max_per_poll = sacc_dev_cq_entries(dev) - 1;
@@ -681,7 +647,7 @@ START_TEST(open_close_cycles)
 		    .doorbell = i % 2 ? SACC_DOORBELL_SYSCALL
 				      : SACC_DOORBELL_MMAP,
 		};
-		struct sacc_dev *dev = open_dev(0, &o);
+		struct sacc_dev *dev = guest_open(0, &o);
 		struct sacc_buf *src, *dst;
 		struct sacc_op op;
 		int ret;
@@ -690,8 +656,8 @@ START_TEST(open_close_cycles)
 				  o.sq_entries ? o.sq_entries
 					       : SACC_DEFAULT_ENTRIES);
 		ck_assert_int_eq(sacc_dev_doorbell(dev), o.doorbell);
-		src = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "oc src");
-		dst = alloc_buf(dev, 3000, SACC_DMA_FROM_DEVICE, "oc dst");
+		src = guest_buf(dev, 4096, SACC_DMA_TO_DEVICE, "oc src");
+		dst = guest_buf(dev, 3000, SACC_DMA_FROM_DEVICE, "oc dst");
 		if (i % 10 == 0) {
 			/* The kernel's pin accounting matches libsacc's. */
 			long kb = vmlck_kb();
@@ -706,8 +672,8 @@ START_TEST(open_close_cycles)
 			/* Close with 1 MiB copies in flight and buffers
 			 * still allocated: close must stop the device before
 			 * it unmaps anything (else: IOMMU faults below). */
-			src = alloc_buf(dev, MiB, SACC_DMA_TO_DEVICE, "big s");
-			dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "big d");
+			src = guest_buf(dev, MiB, SACC_DMA_TO_DEVICE, "big s");
+			dst = guest_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "big d");
 			op = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
 					      .len = MiB, .src = src,
 					      .dst = dst};
@@ -772,7 +738,7 @@ START_TEST(random_ops)
 	double s;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	eng_init(&e, dev, "10k", ENG_SLOTS, SACC_MAX_XFER);
 	t0 = guest_now_ns();
 	eng_run(&e, RANDOM_OPS);
@@ -815,7 +781,7 @@ START_TEST(ring_laps)
 	for (size_t i = 0; i < sizeof(cfg) / sizeof(cfg[0]); i++) {
 		struct sacc_open_opts o = {.sq_entries = cfg[i].sq,
 					   .cq_entries = cfg[i].cq};
-		struct sacc_dev *dev = open_dev(0, &o);
+		struct sacc_dev *dev = guest_open(0, &o);
 		unsigned int slots = cfg[i].sq - 1;
 		char tag[32];
 		struct eng e;
@@ -848,7 +814,7 @@ START_TEST(cq_full)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, &o);
+	dev = guest_open(0, &o);
 	cqm = mapping_at(dev, sacc_dev_cq_iova(dev));
 	cq = (const struct sacc_cqe *)(uintptr_t)cqm.vaddr;
 	for (unsigned int i = 0; i < 64; i++)
@@ -926,9 +892,9 @@ START_TEST(batch_64_one_doorbell)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
-	src = alloc_buf(dev, 64 * chunk, SACC_DMA_TO_DEVICE, "batch src");
-	dst = alloc_buf(dev, 64 * chunk, SACC_DMA_FROM_DEVICE, "batch dst");
+	dev = guest_open(0, NULL);
+	src = guest_buf(dev, 64 * chunk, SACC_DMA_TO_DEVICE, "batch src");
+	dst = guest_buf(dev, 64 * chunk, SACC_DMA_FROM_DEVICE, "batch dst");
 	sacc_stats_clear(dev);
 	for (int b = 0; b < 10; b++) {
 		fill_random(va(src), 64 * chunk);
@@ -999,7 +965,7 @@ START_TEST(batch_64_one_doorbell)
 	{
 		struct sacc_open_opts o = {.sq_entries = 64};
 
-		dev = open_dev(0, &o);
+		dev = guest_open(0, &o);
 		for (unsigned int i = 0; i < 64; i++)
 			ops[i] = (struct sacc_op){.opcode = SACC_OP_NOP,
 						  .cookie = i};
@@ -1068,7 +1034,7 @@ START_TEST(interrupt_mode)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 
 	/* Nothing outstanding: the timeout is honoured. */
 	t0 = guest_now_ns();
@@ -1091,8 +1057,8 @@ START_TEST(interrupt_mode)
 
 	/* One 1 MiB op with the flag; again after a reset (FLR resets
 	 * the device's MSI-X state: libsacc must set it up again). */
-	src = alloc_buf(dev, MiB, SACC_DMA_TO_DEVICE, "irq src");
-	dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "irq dst");
+	src = guest_buf(dev, MiB, SACC_DMA_TO_DEVICE, "irq src");
+	dst = guest_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "irq dst");
 	irq_roundtrip(dev, src, dst);
 	ck_assert_int_eq(sacc_reset(dev), 0);
 	irq_roundtrip(dev, src, dst);
@@ -1119,7 +1085,7 @@ START_TEST(interrupt_mode)
 	sacc_close(dev);
 
 	/* Verified random ops reaped by interrupt only. */
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	eng_init(&e, dev, "irq", 8, 256 * KiB);
 	e.flags = SACC_OPF_IRQ;
 	e.use_wait = true;
@@ -1184,7 +1150,7 @@ START_TEST(doorbell_modes)
 	BEGIN();
 	for (int m = 0; m < 2; m++) {
 		struct sacc_open_opts o = {.doorbell = modes[m]};
-		struct sacc_dev *dev = open_dev(0, &o);
+		struct sacc_dev *dev = guest_open(0, &o);
 		struct sacc_stats st;
 		struct eng e;
 
@@ -1224,7 +1190,7 @@ START_TEST(doorbell_syscall_failure)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, &o);
+	dev = guest_open(0, &o);
 	db_fail_errno = EPERM;
 	ret = sacc_submit(dev, &op, 1);
 	db_fail_errno = 0;
@@ -1256,8 +1222,8 @@ START_TEST(two_devices)
 	ck_assert_msg(guest_nr_devices() >= 2,
 		      "needs 2 SACC devices (ci/vm --devices 2), have %u",
 		      guest_nr_devices());
-	a = open_dev(0, NULL);
-	b = open_dev(1, NULL);
+	a = guest_open(0, NULL);
+	b = guest_open(1, NULL);
 	ck_assert_str_ne(sacc_dev_bdf(a), sacc_dev_bdf(b));
 	ck_assert_int_ne(sacc_dev_group(a), sacc_dev_group(b));
 	ck_assert_int_ne(sacc_dev_container_fd(a), sacc_dev_container_fd(b));
@@ -1352,12 +1318,12 @@ START_TEST(least_privilege)
 	int nr, ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	ctx = sacc_dev_dma(dev);
-	ro = alloc_buf(dev, 8192, SACC_DMA_TO_DEVICE, "ro");
-	wo = alloc_buf(dev, 8192, SACC_DMA_FROM_DEVICE, "wo");
-	rw = alloc_buf(dev, 8192, SACC_DMA_BIDIRECTIONAL, "rw");
-	tiny = alloc_buf(dev, 100, SACC_DMA_BIDIRECTIONAL, "tiny");
+	ro = guest_buf(dev, 8192, SACC_DMA_TO_DEVICE, "ro");
+	wo = guest_buf(dev, 8192, SACC_DMA_FROM_DEVICE, "wo");
+	rw = guest_buf(dev, 8192, SACC_DMA_BIDIRECTIONAL, "rw");
+	tiny = guest_buf(dev, 100, SACC_DMA_BIDIRECTIONAL, "tiny");
 	fill_random(va(ro), 8192);
 	sacc_stats_clear(dev);
 
@@ -1574,9 +1540,9 @@ START_TEST(per_op_errors)
 	struct sacc_stats st;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
-	src = alloc_buf(dev, 8192, SACC_DMA_TO_DEVICE, "e src");
-	dst = alloc_buf(dev, 8192, SACC_DMA_FROM_DEVICE, "e dst");
+	dev = guest_open(0, NULL);
+	src = guest_buf(dev, 8192, SACC_DMA_TO_DEVICE, "e src");
+	dst = guest_buf(dev, 8192, SACC_DMA_FROM_DEVICE, "e dst");
 	fill_random(va(src), 8192);
 	memset(va(dst), CANARY, 8192);
 	sacc_stats_clear(dev);
@@ -1667,9 +1633,9 @@ START_TEST(untrusted_completions)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
-	src = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "u src");
-	dst = alloc_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "u dst");
+	dev = guest_open(0, NULL);
+	src = guest_buf(dev, 4096, SACC_DMA_TO_DEVICE, "u src");
+	dst = guest_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "u dst");
 	sq = (struct sacc_desc *)(uintptr_t)mapping_at(dev, sacc_dev_sq_iova(dev))
 		 .vaddr;
 	cq = (struct sacc_cqe *)(uintptr_t)mapping_at(dev, sacc_dev_cq_iova(dev))
@@ -1798,13 +1764,13 @@ START_TEST(forged_completion)
 	int id, k = 0, got = 0;
 
 	BEGIN();
-	dev = open_dev(0, &o);
+	dev = guest_open(0, &o);
 	cq = (const struct sacc_cqe *)(uintptr_t)mapping_at(
 		 dev, sacc_dev_cq_iova(dev))
 		 .vaddr;
-	forger = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "forger");
-	src = alloc_buf(dev, MiB, SACC_DMA_TO_DEVICE, "f src");
-	dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "f dst");
+	forger = guest_buf(dev, 4096, SACC_DMA_TO_DEVICE, "forger");
+	src = guest_buf(dev, MiB, SACC_DMA_TO_DEVICE, "f src");
+	dst = guest_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "f dst");
 	fill_random(va(src), MiB);
 	memset(va(dst), CANARY, MiB);
 	/* req_ids are sequential: learn the next one, then start afresh
@@ -1875,7 +1841,7 @@ START_TEST(erased_completion)
 
 	BEGIN();
 	for (int mode = 0; mode < 2; mode++) {
-		dev = open_dev(0, NULL);
+		dev = guest_open(0, NULL);
 		cq = (struct sacc_cqe *)(uintptr_t)mapping_at(
 			 dev, sacc_dev_cq_iova(dev))
 			 .vaddr;
@@ -1914,14 +1880,14 @@ START_TEST(use_after_unmap_quarantined)
 	uint64_t stale;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
-	src = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "q src");
+	dev = guest_open(0, NULL);
+	src = guest_buf(dev, 4096, SACC_DMA_TO_DEVICE, "q src");
 	fill_random(va(src), 4096);
-	victim = alloc_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "q victim");
+	victim = guest_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "q victim");
 	stale = sacc_buf_iova(victim);
 	ck_assert_int_eq(sacc_buf_free(victim), 0);
 	for (int i = 0; i < 16; i++) {
-		next[i] = alloc_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "q next");
+		next[i] = guest_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "q next");
 		ck_assert_uint_ne(sacc_buf_iova(next[i]), stale);
 		memset(va(next[i]), CANARY, 4096);
 	}
@@ -1951,9 +1917,9 @@ START_TEST(reset_inflight)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
-	src = alloc_buf(dev, MiB, SACC_DMA_TO_DEVICE, "r src");
-	dst = alloc_buf(dev, 16 * MiB, SACC_DMA_FROM_DEVICE, "r dst");
+	dev = guest_open(0, NULL);
+	src = guest_buf(dev, MiB, SACC_DMA_TO_DEVICE, "r src");
+	dst = guest_buf(dev, 16 * MiB, SACC_DMA_FROM_DEVICE, "r dst");
 	fill_random(va(src), MiB);
 	sacc_stats_clear(dev);
 
@@ -1987,7 +1953,7 @@ START_TEST(reset_inflight)
 
 	/* Buffers of abandoned ops are free again; the device works. */
 	ck_assert_int_eq(sacc_buf_free(dst), 0);
-	dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "r dst2");
+	dst = guest_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "r dst2");
 	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, MiB);
 	one_verified_op(dev, SACC_OP_XFORM, src, dst, 777);
 	sacc_close(dev);
@@ -2028,9 +1994,9 @@ START_TEST(reset_from_outside)
 	pid_t pid;
 
 	BEGIN();
-	dev = open_dev(0, &o);
-	src = alloc_buf(dev, MiB, SACC_DMA_TO_DEVICE, "x src");
-	dst = alloc_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "x dst");
+	dev = guest_open(0, &o);
+	src = guest_buf(dev, MiB, SACC_DMA_TO_DEVICE, "x src");
+	dst = guest_buf(dev, MiB, SACC_DMA_FROM_DEVICE, "x dst");
 	for (unsigned int i = 0; i < 4000; i++)
 		ops[i] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
 					  .flags = SACC_OPF_IRQ,
@@ -2115,9 +2081,9 @@ START_TEST(reset_after_fatal_ring_fault)
 	int ret, hits, fds0 = guest_count_fds();
 
 	BEGIN();
-	dev = open_dev(0, NULL);
-	src = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "f src");
-	dst = alloc_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "f dst");
+	dev = guest_open(0, NULL);
+	src = guest_buf(dev, 4096, SACC_DMA_TO_DEVICE, "f src");
+	dst = guest_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "f dst");
 	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 4096);
 	sqm = mapping_at(dev, sacc_dev_sq_iova(dev));
 	sacc_stats_clear(dev);
@@ -2205,7 +2171,7 @@ START_TEST(reset_after_enable_error)
 	struct eng e;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	/* The device stops by itself: a bad ring size at enable. */
 	reg_set(dev, SACC_REG_CTRL, 0);
 	reg_set(dev, SACC_REG_SQ_SIZE, 3);
@@ -2260,7 +2226,7 @@ START_TEST(bad_bdf)
 		assert_msg_has(sacc_errmsg(NULL), "DDDD:BB:DD.F");
 	}
 	ck_assert_int_eq(sacc_open(NULL, NULL, &dev), -EINVAL);
-	ck_assert_int_eq(sacc_open(bdf_at(0), NULL, NULL), -EINVAL);
+	ck_assert_int_eq(sacc_open(guest_bdf_at(0), NULL, NULL), -EINVAL);
 
 	/* Well formed, but absent: normalised in the message. */
 	ck_assert_int_eq(sacc_open("7f:00.0", NULL, &dev), -ENODEV);
@@ -2273,43 +2239,43 @@ START_TEST(bad_bdf)
 	assert_msg_has(sacc_errmsg(NULL), "0000:00:00.0 is not a SACC device");
 
 	/* Short form and upper case of a real device work. */
-	snprintf(shortform, sizeof(shortform), "%s", bdf_at(0) + 5);
+	snprintf(shortform, sizeof(shortform), "%s", guest_bdf_at(0) + 5);
 	for (char *p = shortform; *p; p++)
 		if (*p >= 'a' && *p <= 'f')
 			*p = (char)(*p - 'a' + 'A');
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	sacc_close(dev);
 	ck_assert_int_eq(sacc_open(shortform, NULL, &dev), 0);
-	ck_assert_str_eq(sacc_dev_bdf(dev), bdf_at(0));
+	ck_assert_str_eq(sacc_dev_bdf(dev), guest_bdf_at(0));
 
 	/* The same device twice: busy, with a message saying so. */
 	{
 		struct sacc_dev *again = (struct sacc_dev *)1;
 
-		ret = sacc_open(bdf_at(0), NULL, &again);
+		ret = sacc_open(guest_bdf_at(0), NULL, &again);
 		ck_assert_int_eq(ret, -EBUSY);
 		ck_assert_ptr_null(again);
 		assert_msg_has(sacc_errmsg(NULL), "busy");
-		assert_msg_has(sacc_errmsg(NULL), bdf_at(0));
+		assert_msg_has(sacc_errmsg(NULL), guest_bdf_at(0));
 	}
 	sacc_close(dev);
 
 	/* Bad options. */
 	o.sq_entries = 3;
-	ck_assert_int_eq(sacc_open(bdf_at(0), &o, &dev), -EINVAL);
+	ck_assert_int_eq(sacc_open(guest_bdf_at(0), &o, &dev), -EINVAL);
 	assert_msg_has(sacc_errmsg(NULL), "powers of two");
 	o.sq_entries = 131072;
-	ck_assert_int_eq(sacc_open(bdf_at(0), &o, &dev), -EINVAL);
+	ck_assert_int_eq(sacc_open(guest_bdf_at(0), &o, &dev), -EINVAL);
 	o = (struct sacc_open_opts){.doorbell = (enum sacc_doorbell)7};
-	ck_assert_int_eq(sacc_open(bdf_at(0), &o, &dev), -EINVAL);
+	ck_assert_int_eq(sacc_open(guest_bdf_at(0), &o, &dev), -EINVAL);
 	assert_msg_has(sacc_errmsg(NULL), "doorbell");
 	o = (struct sacc_open_opts){.flags = 0x80};
-	ck_assert_int_eq(sacc_open(bdf_at(0), &o, &dev), -EINVAL);
+	ck_assert_int_eq(sacc_open(guest_bdf_at(0), &o, &dev), -EINVAL);
 	assert_msg_has(sacc_errmsg(NULL), "flags");
 
 	/* SACC_OPEN_NO_INIT: registers only, the data path says so. */
 	o = (struct sacc_open_opts){.flags = SACC_OPEN_NO_INIT};
-	dev = open_dev(0, &o);
+	dev = guest_open(0, &o);
 	ck_assert_uint_eq(reg(dev, SACC_REG_MAGIC), SACC_MAGIC);
 	{
 		struct sacc_op nop = {.opcode = SACC_OP_NOP};
@@ -2360,7 +2326,7 @@ START_TEST(out_of_memory_refused)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	lck0 = vmlck_kb();
 	/* all but 16 MiB of what is available: inside the reserve */
 	ask = mem_available() - 16 * MiB;
@@ -2373,7 +2339,7 @@ START_TEST(out_of_memory_refused)
 	assert_msg_has(sacc_errmsg(dev), "'too big'");
 	ck_assert_int_eq(vmlck_kb(), lck0);
 	/* the device is fine, and modest buffers still work */
-	b = alloc_buf(dev, 64 * MiB, SACC_DMA_FROM_DEVICE, "fits");
+	b = guest_buf(dev, 64 * MiB, SACC_DMA_FROM_DEVICE, "fits");
 	ck_assert_int_eq(sacc_buf_free(b), 0);
 	sacc_close(dev);
 }
@@ -2505,7 +2471,7 @@ static int memlock_child(char *msg, size_t len)
 START_TEST(memlock_too_low)
 {
 	BEGIN();
-	bdf_at(0);
+	guest_bdf_at(0);
 	run_in_child(memlock_child);
 	/* The parent kept CAP_IPC_LOCK and its limit. */
 	ck_assert_int_eq(vmlck_kb(), 0);
@@ -2560,7 +2526,7 @@ START_TEST(dma_entry_limit)
 	ck_assert_msg(dma_limit_saved[0], "cannot read %s", DMA_ENTRY_LIMIT);
 	/* 8 mappings per container: the rings take 2, 6 buffers fit. */
 	ck_assert_int_eq(write_str(DMA_ENTRY_LIMIT, "8"), 0);
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	for (n = 0; n < 8; n++) {
 		ret = sacc_buf_alloc(dev, 4096, SACC_DMA_BIDIRECTIONAL, "lim",
 				     &b[n]);
@@ -2667,9 +2633,9 @@ START_TEST(non_viable_group)
 	/* The real guest: every SACC group is viable. */
 	ck_assert_int_eq(unsetenv("SACC_SYSFS_ROOT"), 0);
 	for (unsigned int i = 0; i < guest_nr_devices(); i++) {
-		g = sacc_pci_iommu_group(bdf_at(i));
+		g = sacc_pci_iommu_group(guest_bdf_at(i));
 		ck_assert_int_ge(g, 0);
-		ck_assert_int_eq(sacc_group_viable(g, bdf_at(i), why,
+		ck_assert_int_eq(sacc_group_viable(g, guest_bdf_at(i), why,
 						   sizeof(why)),
 				 1);
 	}
@@ -2700,7 +2666,7 @@ START_TEST(unbound_device)
 
 	BEGIN();
 	snprintf(unbound_bdf, sizeof(unbound_bdf), "%s",
-		 bdf_at(guest_nr_devices() - 1));
+		 guest_bdf_at(guest_nr_devices() - 1));
 	g = sacc_pci_iommu_group(unbound_bdf);
 	ck_assert_int_ge(g, 0);
 	snprintf(vfio_path, sizeof(vfio_path), "/dev/vfio/%d", g);
@@ -2734,8 +2700,8 @@ START_TEST(unbound_device)
 	ret = sacc_open(unbound_bdf, NULL, &dev);
 	ck_assert_msg(ret == 0, "sacc_open after rebind: %d: %s", ret,
 		      sacc_errmsg(NULL));
-	src = alloc_buf(dev, 64 * KiB, SACC_DMA_TO_DEVICE, "ub src");
-	dst = alloc_buf(dev, 64 * KiB, SACC_DMA_FROM_DEVICE, "ub dst");
+	src = guest_buf(dev, 64 * KiB, SACC_DMA_TO_DEVICE, "ub src");
+	dst = guest_buf(dev, 64 * KiB, SACC_DMA_FROM_DEVICE, "ub dst");
 	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 64 * KiB);
 	sacc_close(dev);
 }
@@ -2794,7 +2760,7 @@ START_TEST(unbind_in_use)
 	char c;
 
 	BEGIN();
-	snprintf(bdf, sizeof(bdf), "%s", bdf_at(guest_nr_devices() - 1));
+	snprintf(bdf, sizeof(bdf), "%s", guest_bdf_at(guest_nr_devices() - 1));
 	for (int mode = 0; mode < 2; mode++) {
 		ck_assert_int_eq(pipe(p), 0);
 		child = fork();
@@ -2846,8 +2812,8 @@ START_TEST(unbind_in_use)
 		ret = sacc_open(bdf, NULL, &dev);
 		ck_assert_msg(ret == 0, "sacc_open after rebind: %d: %s", ret,
 			      sacc_errmsg(NULL));
-		src = alloc_buf(dev, 64 * KiB, SACC_DMA_TO_DEVICE, "ub src");
-		dst = alloc_buf(dev, 64 * KiB, SACC_DMA_FROM_DEVICE, "ub dst");
+		src = guest_buf(dev, 64 * KiB, SACC_DMA_TO_DEVICE, "ub src");
+		dst = guest_buf(dev, 64 * KiB, SACC_DMA_FROM_DEVICE, "ub dst");
 		one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 64 * KiB);
 		sacc_close(dev);
 	}
@@ -2881,7 +2847,7 @@ START_TEST(chan_basic)
 	struct sacc_result r;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	ck_assert_uint_ge(sacc_dev_channels(dev), 4);
 	ck_assert_int_eq(sacc_chan_open(dev, 0, NULL, &bad), -EINVAL);
 	ck_assert_int_eq(sacc_chan_open(dev, sacc_dev_channels(dev), NULL, &bad),
@@ -2891,8 +2857,8 @@ START_TEST(chan_basic)
 	ck_assert_int_eq(sacc_chan_open(dev, 1, NULL, &bad), -EBUSY);
 	assert_msg_has(sacc_errmsg(dev), "already open");
 	for (unsigned int k = 0; k < 3; k++) {
-		src = alloc_buf(ch[k], 8192, SACC_DMA_TO_DEVICE, "c src");
-		dst = alloc_buf(ch[k], 8192, SACC_DMA_FROM_DEVICE, "c dst");
+		src = guest_buf(ch[k], 8192, SACC_DMA_TO_DEVICE, "c src");
+		dst = guest_buf(ch[k], 8192, SACC_DMA_FROM_DEVICE, "c dst");
 		for (int i = 0; i < 100; i++)
 			one_verified_op(ch[k], i & 1 ? SACC_OP_XFORM
 						     : SACC_OP_MEMCPY,
@@ -2900,8 +2866,8 @@ START_TEST(chan_basic)
 		ck_assert_int_eq(sacc_outstanding(ch[k]), 0);
 	}
 	/* channel 0: v0.2, engine time 0, v0.3 opcodes refused */
-	src = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "0 src");
-	dst = alloc_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "0 dst");
+	src = guest_buf(dev, 4096, SACC_DMA_TO_DEVICE, "0 src");
+	dst = guest_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "0 dst");
 	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 4096);
 	{
 		struct sacc_op ts = {.opcode = SACC_OP_TIMESTAMP, .dst = dst};
@@ -2934,9 +2900,9 @@ START_TEST(chain_64_one_doorbell)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
-	src = alloc_buf(dev, 64 * chunk, SACC_DMA_TO_DEVICE, "chain src");
-	dst = alloc_buf(dev, 64 * chunk, SACC_DMA_FROM_DEVICE, "chain dst");
+	dev = guest_open(0, NULL);
+	src = guest_buf(dev, 64 * chunk, SACC_DMA_TO_DEVICE, "chain src");
+	dst = guest_buf(dev, 64 * chunk, SACC_DMA_FROM_DEVICE, "chain dst");
 	for (unsigned int i = 0; i < 64; i++) {
 		uint16_t opc = i % 4 == 3 ? SACC_OP_NOP : SACC_OP_MEMCPY;
 
@@ -3004,7 +2970,7 @@ START_TEST(chain_64_one_doorbell)
 
 	/* a channel: inline payloads travel with the chain */
 	ch = open_chan(dev, 1, SACC_DOORBELL_PUT_TOKEN, 64);
-	dst = alloc_buf(ch, 3 * 1024, SACC_DMA_FROM_DEVICE, "chain inl dst");
+	dst = guest_buf(ch, 3 * 1024, SACC_DMA_FROM_DEVICE, "chain inl dst");
 	for (int k = 0; k < 3; k++) {
 		fill_random(data[k], 700);
 		ops[k] = (struct sacc_op){.opcode = SACC_OP_WRITE_INLINE,
@@ -3058,9 +3024,9 @@ START_TEST(chan_inline)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	ch = open_chan(dev, 2, SACC_DOORBELL_MMAP, 256);
-	dst = alloc_buf(ch, 8192, SACC_DMA_FROM_DEVICE, "inl dst");
+	dst = guest_buf(ch, 8192, SACC_DMA_FROM_DEVICE, "inl dst");
 	for (int lap = 0; lap < 40; lap++) {
 		uint32_t len = lens[lap % 8];
 
@@ -3097,7 +3063,7 @@ START_TEST(chan_inline)
 	sacc_close(ch);
 	/* an SQ too small for the payload: said so */
 	ch = open_chan(dev, 2, SACC_DOORBELL_MMAP, 16);
-	dst = alloc_buf(ch, 8192, SACC_DMA_FROM_DEVICE, "inl dst");
+	dst = guest_buf(ch, 8192, SACC_DMA_FROM_DEVICE, "inl dst");
 	ck_assert_int_eq(sacc_write(ch, dst, 0, data, 1000, SACC_WRITE_INLINE,
 				    0, 0),
 			 -EINVAL);
@@ -3129,11 +3095,11 @@ START_TEST(chan_timestamp)
 	struct sacc_op ops[5];
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	ch = open_chan(dev, 3, SACC_DOORBELL_PUT_TOKEN, 64);
-	src = alloc_buf(ch, 1 << 20, SACC_DMA_TO_DEVICE, "ts src");
-	dst = alloc_buf(ch, 3 << 20, SACC_DMA_FROM_DEVICE, "ts dst");
-	ts = alloc_buf(ch, 4096, SACC_DMA_FROM_DEVICE, "ts");
+	src = guest_buf(ch, 1 << 20, SACC_DMA_TO_DEVICE, "ts src");
+	dst = guest_buf(ch, 3 << 20, SACC_DMA_FROM_DEVICE, "ts dst");
+	ts = guest_buf(ch, 4096, SACC_DMA_FROM_DEVICE, "ts");
 	t_before = sacc_dev_clock(ch);
 	ck_assert_uint_ne(t_before, 0);
 	memset(ops, 0, sizeof(ops));
@@ -3221,7 +3187,7 @@ START_TEST(chan_isolation)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	for (int k = 0; k < 3; k++) {
 		w[k] = (struct chan_worker){.ops = 300};
 		w[k].ch = open_chan(dev, (unsigned int)k + 1,
@@ -3258,8 +3224,8 @@ START_TEST(chan_isolation)
 	w[1].ops = w[2].ops = 20;
 	chan_worker(&w[1]);
 	ck_assert_msg(!w[1].err[0], "channel 2 after 1's fault: %s", w[1].err);
-	src = alloc_buf(dev, 4096, SACC_DMA_TO_DEVICE, "0 src");
-	dst = alloc_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "0 dst");
+	src = guest_buf(dev, 4096, SACC_DMA_TO_DEVICE, "0 src");
+	dst = guest_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "0 dst");
 	one_verified_op(dev, SACC_OP_MEMCPY, src, dst, 4096);
 	/* channel 1 comes back alone */
 	sq_remap(bad, &m);
@@ -3292,7 +3258,7 @@ START_TEST(chan_put_unmapped)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	ch = open_chan(dev, 4, SACC_DOORBELL_PUT_TOKEN, 32);
 	ck_assert_int_eq(sacc_submit(ch, &nop, 1), 1);
 	reap_n(ch, &r, 1);
@@ -3343,10 +3309,10 @@ START_TEST(events_and_sync)
 	int ret;
 
 	BEGIN();
-	dev = open_dev(0, NULL);
+	dev = guest_open(0, NULL);
 	ch = open_chan(dev, 2, SACC_DOORBELL_MMAP, 64);
-	src = alloc_buf(ch, 4096, SACC_DMA_TO_DEVICE, "ev src");
-	dst = alloc_buf(ch, 4096, SACC_DMA_FROM_DEVICE, "ev dst");
+	src = guest_buf(ch, 4096, SACC_DMA_TO_DEVICE, "ev src");
+	dst = guest_buf(ch, 4096, SACC_DMA_FROM_DEVICE, "ev dst");
 	memset(data, 0x5a, sizeof(data));
 	/* a v0.2 handle has no TIMESTAMP */
 	ret = sacc_clock_sync(dev, 1000, &s0);

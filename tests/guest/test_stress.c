@@ -31,30 +31,6 @@
 #define REAP_TIMEOUT_MS 60000	       /* TCG is slow; a hang must still end */
 #define HAMMER_SECONDS	4
 
-static struct sacc_dev *open_dev(void)
-{
-	struct sacc_dev *dev = NULL;
-	const char *bdf = guest_bdf(0);
-	int ret;
-
-	ck_assert_ptr_nonnull(bdf);
-	ret = sacc_open(bdf, NULL, &dev);
-	ck_assert_msg(ret == 0, "sacc_open(%s): %d: %s", bdf, ret,
-		      sacc_errmsg(NULL));
-	return dev;
-}
-
-static struct sacc_buf *buf(struct sacc_dev *dev, size_t len,
-			    enum sacc_dma_dir dir, const char *name)
-{
-	struct sacc_buf *b = NULL;
-	int ret = sacc_buf_alloc(dev, len, dir, name, &b);
-
-	ck_assert_msg(ret == 0, "sacc_buf_alloc(%s): %d: %s", name, ret,
-		      sacc_errmsg(dev));
-	return b;
-}
-
 /* One NOP round trip: the handle works. */
 static void expect_nop(struct sacc_dev *dev, uint64_t cookie)
 {
@@ -104,9 +80,9 @@ static unsigned int fill(struct sacc_dev *dev, struct sacc_buf *src,
  */
 START_TEST(reset_under_load)
 {
-	struct sacc_dev *dev = open_dev();
-	struct sacc_buf *src = buf(dev, OP_LEN, SACC_DMA_TO_DEVICE, "src");
-	struct sacc_buf *dst = buf(dev, DST_LEN, SACC_DMA_FROM_DEVICE, "dst");
+	struct sacc_dev *dev = guest_open(0, NULL);
+	struct sacc_buf *src = guest_buf(dev, OP_LEN, SACC_DMA_TO_DEVICE, "src");
+	struct sacc_buf *dst = guest_buf(dev, DST_LEN, SACC_DMA_FROM_DEVICE, "dst");
 	uint8_t *snap = malloc(DST_LEN);
 	struct sacc_result r[8];
 	unsigned int round, n, i, stopped = 0;
@@ -219,9 +195,9 @@ static void *hammer_thread(void *arg)
  */
 START_TEST(channel_reset_beside_load)
 {
-	struct sacc_dev *dev = open_dev();
-	struct sacc_buf *src = buf(dev, OP_LEN, SACC_DMA_TO_DEVICE, "src");
-	struct sacc_buf *dst = buf(dev, DST_LEN, SACC_DMA_FROM_DEVICE, "dst");
+	struct sacc_dev *dev = guest_open(0, NULL);
+	struct sacc_buf *src = guest_buf(dev, OP_LEN, SACC_DMA_TO_DEVICE, "src");
+	struct sacc_buf *dst = guest_buf(dev, DST_LEN, SACC_DMA_FROM_DEVICE, "dst");
 	struct hammer h = {0};
 	uint64_t end;
 	unsigned int resets = 0;
