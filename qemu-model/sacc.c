@@ -16,8 +16,8 @@
  * Design notes:
  *  - The doorbell handlers only validate and record (a tail, or that a
  *    token came) and kick the engine (sacc_kick()), so the vCPU never
- *    waits for a copy or a PUT read.  With x-db-lockless=on (and the
- *    engine thread) a valid doorbell does not even take the BQL
+ *    waits for a copy or a PUT read.  With x-db-lockless=on (the
+ *    default, with the engine thread) a valid doorbell takes no BQL
  *    (sacc_doorbell_post(), sacc_db_drain()).  The engine is a thread of the
  *    device (sacc_engine_thread(), x-engine-thread=on) or v0.3's bottom
  *    half (off); both run sacc_process() under the BQL with the device's
@@ -57,7 +57,6 @@
 #include "qemu/timer.h"
 #include "qemu/thread.h"
 #include "qemu/rcu.h"
-#include "qemu/error-report.h"
 #include "exec/memory.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
@@ -185,6 +184,15 @@ struct SaccState {
     bool engine_kicked;   /* atomic: there may be work */
     bool engine_stop;     /* atomic: unrealize asks the engine to exit */
     bool engine_exited;   /* under the BQL */
+    /*
+     * Held by the engine thread while it copies without the BQL
+     * (sacc_copy_unlocked()); taken and dropped under the BQL by whatever
+     * must not overlap such a copy (sacc_dma_quiesce()).  Lock order:
+     * BQL, then dma_lock; the engine never takes the BQL holding it.
+     */
+    QemuMutex dma_lock;
+    bool dma_engaged;     /* the re-entrancy guard while the BQL is off */
+    int64_t unlocked_ns;  /* this run's time without the BQL */
 
     bool db_any;          /* atomic: some channel's db_pending is set */
     uint32_t nr_channels; /* property "channels" */
@@ -379,6 +387,22 @@ static void sacc_ring_fatal(SaccState *s, SaccChannel *ch, uint32_t info,
     sacc_raise_irq(s, ch, SACC_IRQ_FATAL);
 }
 
+/*
+ * Under the BQL: wait until the engine thread is not copying without it
+ * (sacc_copy_unlocked()), and none can start until the BQL is dropped.
+ * Every epoch bump, IOMMU invalidation and memory map change calls this
+ * first, so a copy that began before them ends before they take effect,
+ * as a real device finishes a DMA in flight before its reset (or the
+ * IOMMU's invalidation) completes.
+ */
+static void sacc_dma_quiesce(SaccState *s)
+{
+    if (s->engine_thread && !qemu_thread_is_self(&s->engine)) {
+        qemu_mutex_lock(&s->dma_lock);
+        qemu_mutex_unlock(&s->dma_lock);
+    }
+}
+
 /* A channel's registers to power-on; its work is forgotten. */
 static void sacc_chan_power_on(SaccChannel *ch)
 {
@@ -395,6 +419,7 @@ static void sacc_reset(SaccState *s, const char *why)
     unsigned int i;
 
     trace_sacc_reset(why);
+    sacc_dma_quiesce(s);
     qemu_bh_cancel(s->bh);
     for (i = 0; i < SACC_CHANNELS_MAX; i++) {
         sacc_chan_power_on(&s->chan[i]);
@@ -607,7 +632,8 @@ static bool sacc_mr_unassigned(SaccState *s, MemoryRegion *mr)
  *    is still reported by the IOMMU once per faulting access.
  * It is used with the BQL held only: invalidations and memory map
  * changes happen under it, so none can come between a lookup and the
- * copy that uses it.
+ * copy that uses it; a copy done without the BQL (sacc_copy_unlocked())
+ * is waited for by both (sacc_dma_quiesce()).
  */
 #define SACC_ATC_ENTRIES 1024 /* per direction, direct mapped */
 
@@ -618,6 +644,7 @@ typedef struct SaccAtcEntry {
 } SaccAtcEntry;
 
 typedef struct SaccAtc {
+    SaccState *s;
     MemoryListener listener;
     IOMMUNotifier notifier;
     MemoryRegion *iommu; /* the IOMMU region the notifier is on */
@@ -635,14 +662,21 @@ static void sacc_atc_flush(SaccAtc *atc)
     }
 }
 
+/* A copy in flight used the old translations: let it end first */
 static void sacc_atc_unmap(IOMMUNotifier *n, IOMMUTLBEntry *entry)
 {
-    sacc_atc_flush(container_of(n, SaccAtc, notifier));
+    SaccAtc *atc = container_of(n, SaccAtc, notifier);
+
+    sacc_dma_quiesce(atc->s);
+    sacc_atc_flush(atc);
 }
 
 static void sacc_atc_commit(MemoryListener *listener)
 {
-    sacc_atc_flush(container_of(listener, SaccAtc, listener));
+    SaccAtc *atc = container_of(listener, SaccAtc, listener);
+
+    sacc_dma_quiesce(atc->s);
+    sacc_atc_flush(atc);
 }
 
 /* A region of the device's DMA address space: listen to its IOMMU */
@@ -682,6 +716,7 @@ static SaccAtc *sacc_atc_get(SaccState *s)
     }
     if (!s->atc) {
         s->atc = g_new0(SaccAtc, 1);
+        s->atc->s = s;
         s->atc->gen = 1;
         s->atc->listener = (MemoryListener) {
             .name = "sacc-atc",
@@ -856,15 +891,13 @@ static void sacc_move(uint8_t *dst, const uint8_t *src, size_t n, bool xform)
 
 /*
  * Copy transfer bytes [0, @upto) from the @src pieces (or from @bounce
- * when not NULL, indexed by transfer offset) into the @dst pieces, and
- * tell QEMU what was written (dirty bits, TCG's translated code).
+ * when not NULL, indexed by transfer offset) into the @dst pieces.
+ * Plain memory only: it may run without the BQL (sacc_copy_unlocked()).
  */
-static void sacc_pieces_copy(SaccState *s, const SaccPiece *src,
-                             const SaccPiece *dst, uint32_t ndst,
-                             uint32_t upto, const uint8_t *bounce,
-                             bool xform)
+static void sacc_pieces_move(const SaccPiece *src, const SaccPiece *dst,
+                             uint32_t ndst, uint32_t upto,
+                             const uint8_t *bounce, bool xform)
 {
-    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
     uint32_t i, si = 0;
 
     for (i = 0; i < ndst && dst[i].off < upto; i++) {
@@ -887,6 +920,22 @@ static void sacc_pieces_copy(SaccState *s, const SaccPiece *src,
             sacc_move(dst[i].ptr + (off - dst[i].off), from, n, xform);
             off += n;
         }
+    }
+}
+
+/*
+ * Tell QEMU what sacc_pieces_move() wrote (dirty bits, TCG's translated
+ * code), under the BQL.
+ */
+static void sacc_pieces_written(SaccState *s, const SaccPiece *dst,
+                                uint32_t ndst, uint32_t upto)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    uint32_t i;
+
+    for (i = 0; i < ndst && dst[i].off < upto; i++) {
+        uint32_t end = MIN(dst[i].off + dst[i].len, upto);
+
         /*
          * What address_space_unmap() does after a write through
          * address_space_map(): mark the RAM dirty and invalidate TCG
@@ -906,6 +955,63 @@ typedef struct SaccCopyPlan {
 } SaccCopyPlan;
 
 /*
+ * Copies at least this big are done without the BQL by the engine thread
+ * (sacc_copy_unlocked()): below it, dropping and retaking the lock costs
+ * more than the copy keeps a vCPU waiting.
+ */
+#define SACC_UNLOCKED_MIN (64 * 1024)
+
+/*
+ * The data movement of a direct copy, with the BQL dropped when the
+ * engine thread does a big one: then a vCPU's register access (CQ_HEAD,
+ * say) need not wait for the copy, and the engine need not stand back
+ * after it.  Safe because only plain memory is touched (the pieces, the
+ * bounce buffer, both the engine's alone): the RCU read lock keeps the RAM
+ * behind the pieces, and everything that could make them stale (a reset,
+ * disable or channel reset of any channel, an IOMMU invalidation, a
+ * memory map change) waits in sacc_dma_quiesce() until the copy is done.
+ * The re-entrancy guard is lowered meanwhile (no DMA through the memory
+ * core happens), so the vCPUs' accesses to our registers are not refused
+ * as re-entrant.  Only with the translation cache (@atc): its notifier
+ * and listener are what make invalidations and map changes wait.
+ */
+static void sacc_copy_unlocked(SaccState *s, SaccAtc *atc,
+                               SaccCopyPlan *plan, uint32_t nsrc,
+                               uint32_t ndst, uint32_t upto, bool xform)
+{
+    const SaccPiece *src = plan->src, *dst = plan->dst;
+    DeviceState *dev = DEVICE(s);
+    const uint8_t *bounce = NULL;
+    bool unlock = atc && upto >= SACC_UNLOCKED_MIN && s->engine_thread &&
+                  qemu_thread_is_self(&s->engine);
+    int64_t t0 = 0;
+    uint32_t i;
+
+    if (unlock) {
+        qemu_mutex_lock(&s->dma_lock);
+        s->dma_engaged = dev->mem_reentrancy_guard.engaged_in_io;
+        dev->mem_reentrancy_guard.engaged_in_io = false;
+        t0 = get_clock();
+        qemu_mutex_unlock_iothread();
+    }
+    if (sacc_pieces_overlap(src, nsrc, dst, ndst, plan->tmp)) {
+        /* src as a whole first: stage it, then write dst from there */
+        for (i = 0; i < nsrc; i++) {
+            memcpy(s->bounce + src[i].off, src[i].ptr, src[i].len);
+        }
+        bounce = s->bounce;
+    }
+    sacc_pieces_move(src, dst, ndst, upto, bounce, xform);
+    if (unlock) {
+        qemu_mutex_unlock(&s->dma_lock);
+        qemu_mutex_lock_iothread();
+        s->unlocked_ns += get_clock() - t0;
+        dev->mem_reentrancy_guard.engaged_in_io = s->dma_engaged;
+    }
+    sacc_pieces_written(s, dst, ndst, upto);
+}
+
+/*
  * MEMCPY/XFORM on the direct path.  Returns SACC_DMA_OK, _FAULT (with
  * *info, *fault) or _ABANDONED, or false in *direct if the staged path
  * must do it (nothing faulted, nothing written).
@@ -918,10 +1024,8 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
     const bool xform = d->opcode == SACC_OP_XFORM;
     g_autofree SaccCopyPlan *plan = g_new(SaccCopyPlan, 1);
     uint32_t nsrc, ndst, fault_off = 0, upto = d->length;
-    const uint8_t *bounce = NULL;
     SaccAtc *atc = sacc_atc_get(s);
     SaccMapResult m;
-    uint32_t i;
 
     RCU_READ_LOCK_GUARD();
     *direct = true;
@@ -955,16 +1059,12 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
 
     nsrc = sacc_pieces_merge(plan->src, nsrc);
     ndst = sacc_pieces_merge(plan->dst, ndst);
-    if (upto && sacc_pieces_overlap(plan->src, nsrc, plan->dst, ndst,
-                                    plan->tmp)) {
-        /* src as a whole first: stage it, then write dst from there */
-        for (i = 0; i < nsrc; i++) {
-            memcpy(s->bounce + plan->src[i].off, plan->src[i].ptr,
-                   plan->src[i].len);
+    if (upto) {
+        sacc_copy_unlocked(s, atc, plan, nsrc, ndst, upto, xform);
+        if (ch->epoch != epoch) { /* reset or disabled while we copied */
+            return SACC_DMA_ABANDONED;
         }
-        bounce = s->bounce;
     }
-    sacc_pieces_copy(s, plan->src, plan->dst, ndst, upto, bounce, xform);
     return m == SACC_MAP_FAULT ? SACC_DMA_FAULT : SACC_DMA_OK;
 }
 
@@ -1468,7 +1568,7 @@ static void *sacc_engine_thread(void *opaque)
 
     rcu_register_thread(); /* DMA walks RCU-protected flat views */
     while (!qatomic_read(&s->engine_stop)) {
-        int64_t now;
+        int64_t now, locked, held;
 
         if (qatomic_read(&s->engine_kicked)) {
             qatomic_set(&s->engine_kicked, false);
@@ -1491,6 +1591,8 @@ static void *sacc_engine_thread(void *opaque)
             }
             now = get_clock();
             qemu_mutex_lock_iothread();
+            locked = get_clock();
+            s->unlocked_ns = 0;
             if (!qatomic_read(&s->engine_stop)) {
                 bool engaged = dev->mem_reentrancy_guard.engaged_in_io;
 
@@ -1501,17 +1603,27 @@ static void *sacc_engine_thread(void *opaque)
             qemu_mutex_unlock_iothread();
             polling = true;
             last = get_clock();
+            held = last - locked - s->unlocked_ns;
+            trace_sacc_engine_run(locked - now, held, s->unlocked_ns);
             if (qatomic_read(&s->engine_kicked) &&
-                last - now > SACC_ENGINE_FAIR_MIN_NS) {
+                held > SACC_ENGINE_FAIR_MIN_NS) {
                 /*
-                 * More work at once, after a long hold of the BQL (big
-                 * copies): the BQL is not fair, and a vCPU woken by our
+                 * More work at once, after a long hold of the BQL (staged
+                 * copies; direct ones drop it): the BQL is not fair, and a vCPU woken by our
                  * unlock would find it taken again.  Stand back for an
                  * eighth of the hold, so a vCPU's MMIO (a reset, say)
                  * gets in between runs, as it does between bottom halves.
+                 * A spin, not a sleep: a timed sleep of a few microseconds
+                 * took 40-100 us on this host, and back-to-back 1 MiB
+                 * copies ran at half the engine's speed.
                  */
-                g_usleep(MIN((last - now) / 8, SACC_ENGINE_FAIR_MAX_NS) /
-                         SCALE_US);
+                int64_t until = last + MIN(held / 8,
+                                           SACC_ENGINE_FAIR_MAX_NS);
+
+                while (get_clock() < until &&
+                       !qatomic_read(&s->engine_stop)) {
+                    cpu_relax();
+                }
                 last = get_clock();
             }
             continue;
@@ -1604,6 +1716,7 @@ static void sacc_ctrl_write(SaccState *s, SaccChannel *ch, uint32_t val,
         if (page0) {
             sacc_reset(s, "ctrl");
         } else {
+            sacc_dma_quiesce(s);
             sacc_chan_reset(ch);
         }
         return;
@@ -1613,6 +1726,7 @@ static void sacc_ctrl_write(SaccState *s, SaccChannel *ch, uint32_t val,
         sacc_enable(ch);
     } else if (!now && was) {
         ch->regs.ctrl = 0;
+        sacc_dma_quiesce(s);
         sacc_disable(ch);
     }
 }
@@ -2339,6 +2453,7 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
                      &s->bar2);
 
     s->bounce = g_malloc(SACC_MAX_XFER);
+    qemu_mutex_init(&s->dma_lock);
     s->bh = qemu_bh_new_guarded(sacc_process, s,
                                 &dev->mem_reentrancy_guard);
     sacc_reset(s, "realize");
@@ -2356,6 +2471,7 @@ static void sacc_exit(PCIDevice *pdev)
     }
     qemu_bh_delete(s->bh);
     sacc_atc_free(s);
+    qemu_mutex_destroy(&s->dma_lock);
     g_free(s->bounce);
     msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
 }
@@ -2378,12 +2494,11 @@ static Property sacc_properties[] = {
     DEFINE_PROP_BOOL("x-engine-thread", SaccState, engine_thread, true),
     DEFINE_PROP_UINT32("x-poll-us", SaccState, poll_us, SACC_ENGINE_POLL_US),
     /*
-     * on: valid doorbells without the BQL (sacc_doorbell_post()).  Off by
-     * default: on a host without a spare core it cut QD 1 polling ops/s
-     * eightfold (the vCPU no longer sleeps on the BQL, the polling engine
-     * holds the core it needs); it helps batched submission.
+     * on: valid doorbells without the BQL (sacc_doorbell_post()), so a
+     * doorbell costs TCG's MMIO exit and a store, not a BQL hand-over
+     * with the engine (docs/performance.md).  off: for comparisons.
      */
-    DEFINE_PROP_BOOL("x-db-lockless", SaccState, db_lockless, false),
+    DEFINE_PROP_BOOL("x-db-lockless", SaccState, db_lockless, true),
     DEFINE_PROP_END_OF_LIST(),
 };
 
