@@ -1609,13 +1609,12 @@ static void *sacc_engine_thread(void *opaque)
                 held > SACC_ENGINE_FAIR_MIN_NS) {
                 /*
                  * More work at once, after a long hold of the BQL (staged
-                 * copies; direct ones drop it): the BQL is not fair, and a vCPU woken by our
-                 * unlock would find it taken again.  Stand back for an
-                 * eighth of the hold, so a vCPU's MMIO (a reset, say)
-                 * gets in between runs, as it does between bottom halves.
-                 * A spin, not a sleep: a timed sleep of a few microseconds
-                 * took 40-100 us on this host, and back-to-back 1 MiB
-                 * copies ran at half the engine's speed.
+                 * copies; direct ones drop it): the BQL is not fair, and
+                 * a vCPU woken by our unlock would find it taken again.
+                 * Stand back for an eighth of the hold, so a vCPU's MMIO
+                 * (a reset, say) gets in between runs, as it does between
+                 * bottom halves.  A spin, not a sleep: a timed sleep of a
+                 * few microseconds took 40-100 us on this host.
                  */
                 int64_t until = last + MIN(held / 8,
                                            SACC_ENGINE_FAIR_MAX_NS);

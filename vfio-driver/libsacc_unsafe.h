@@ -44,6 +44,15 @@ int sacc_submit_raw_inline(struct sacc_dev *dev, const struct sacc_desc *d,
 int sacc_reg_write(struct sacc_dev *dev, uint32_t off, uint32_t val);
 
 /*
+ * Write the SQ tail the device already has (the last one rung) to the
+ * channel's tail doorbell again, @n times: valid, and no new work
+ * (docs/spec.md section 3).  What `saccctl bench` times as the bare cost
+ * of a doorbell store.  -ENOTSUP unless the doorbell is the mmapped tail
+ * doorbell; -errno as sacc_submit() for a device that is not usable.
+ */
+int sacc_doorbell_repeat(struct sacc_dev *dev, unsigned int n);
+
+/*
  * The device's DMA context (iommu/): map any page-aligned memory with
  * any permission (sacc_dma_map), unmap, look up the registry for fault
  * attribution.  Valid until sacc_close().  Mappings made through it are

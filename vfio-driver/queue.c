@@ -170,6 +170,22 @@ static int ring_doorbell(struct sacc_dev *dev, uint32_t tail)
 	return 0;
 }
 
+int sacc_doorbell_repeat(struct sacc_dev *dev, unsigned int n)
+{
+	int ret = not_ready(dev, "sacc_doorbell_repeat");
+
+	if (ret)
+		return ret;
+	if (dev->doorbell != SACC_DOORBELL_MMAP)
+		return sacc_seterr(dev, ENOTSUP,
+				   "%s: sacc_doorbell_repeat needs the mmapped "
+				   "tail doorbell (not token or pwrite)",
+				   dev->bdf);
+	while (n--)
+		sacc_mmio_write32(dev->db, dev->db_slot, dev->sq.published);
+	return 0;
+}
+
 static bool buf_ok(struct sacc_dev *dev, const struct sacc_buf *b)
 {
 	return b && b->magic == SACC_BUF_MAGIC && b->dev == dev && !b->internal;

@@ -1180,6 +1180,42 @@ START_TEST(doorbell_modes)
 }
 END_TEST
 
+/*
+ * sacc_doorbell_repeat() (what `saccctl bench` times as a doorbell
+ * store): the tail the device has, rung again, is valid and starts
+ * nothing; the queue works on after it; a pwrite doorbell refuses it.
+ */
+START_TEST(doorbell_repeat)
+{
+	struct sacc_open_opts o = {.doorbell = SACC_DOORBELL_SYSCALL};
+	struct sacc_op op = {.opcode = SACC_OP_NOP};
+	struct sacc_result r[2];
+	struct sacc_dev *dev;
+	struct sacc_stats st;
+
+	BEGIN();
+	dev = guest_open(0, NULL);
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	ck_assert_int_eq(guest_reap(dev, r, 1, 5000), 1);
+	ck_assert_int_eq(sacc_doorbell_repeat(dev, 1000), 0);
+	guest_sleep_ms(20);
+	ck_assert_int_eq(sacc_poll(dev, r, 2), 0); /* nothing new */
+	ck_assert_int_eq(sacc_check(dev), 0);
+	ck_assert_uint_eq(reg(dev, SACC_REG_ERR_CODE), SACC_ERR_NONE);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.doorbells, 1); /* repeats are not submissions */
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	ck_assert_int_eq(guest_reap(dev, r, 1, 5000), 1);
+	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
+	sacc_close(dev);
+
+	dev = guest_open(0, &o);
+	ck_assert_int_eq(sacc_doorbell_repeat(dev, 1), -ENOTSUP);
+	assert_msg_has(sacc_errmsg(dev), "mmapped tail doorbell");
+	sacc_close(dev);
+}
+END_TEST
+
 START_TEST(doorbell_syscall_failure)
 {
 	struct sacc_open_opts o = {.doorbell = SACC_DOORBELL_SYSCALL};
@@ -3464,6 +3500,7 @@ static Suite *driver_suite(void)
 	tcase_add_test(tc, batch_64_one_doorbell);
 	tcase_add_test(tc, interrupt_mode);
 	tcase_add_test(tc, doorbell_modes);
+	tcase_add_test(tc, doorbell_repeat);
 	tcase_add_test(tc, doorbell_syscall_failure);
 	tcase_add_test(tc, two_devices);
 
