@@ -26,8 +26,10 @@
 #define KiB 1024u
 
 #define ROUNDS		24
-#define OP_LEN		(16 * KiB)
-#define DST_LEN		(256 * OP_LEN) /* a distinct dst for every slot */
+/* Big enough that the device copies without QEMU's BQL (SACC_UNLOCKED_MIN
+ * in qemu-model/sacc.c is 64 KiB): resets must wait for such a copy. */
+#define OP_LEN		(128 * KiB)
+#define DST_LEN		(64 * OP_LEN) /* a distinct dst for 64 copies */
 #define REAP_TIMEOUT_MS 60000	       /* TCG is slow; a hang must still end */
 #define HAMMER_SECONDS	4
 
@@ -46,7 +48,7 @@ static void expect_nop(struct sacc_dev *dev, uint64_t cookie)
 	ck_assert_uint_eq(r.status, SACC_STS_OK);
 }
 
-/* Fill the SQ with copies, one dst slot each; returns how many went. */
+/* Up to 64 copies, one dst slot each; returns how many went. */
 static unsigned int fill(struct sacc_dev *dev, struct sacc_buf *src,
 			 struct sacc_buf *dst, uint64_t cookie0)
 {
@@ -73,7 +75,7 @@ static unsigned int fill(struct sacc_dev *dev, struct sacc_buf *src,
 }
 
 /*
- * A full SQ of copies, a few reaped (each must be OK and in order), then
+ * 64 copies (8 MiB), a few reaped (each must be OK and in order), then
  * sacc_reset() (FLR through vfio, or CTRL.RESET) while the rest run. After
  * it: nothing from before is delivered, the destination does not change
  * any more, and the device works.
