@@ -2515,6 +2515,93 @@ static void test_engine_stress(gconstpointer props)
 }
 
 /*
+ * A copy of 64 KiB or more runs without the BQL (the engine thread's
+ * direct path), here slowed to 200 ms by x-copy-delay-us.  Whatever stops
+ * the device in the middle of one (CTRL.RESET, clearing CTRL.ENABLE, a
+ * channel's reset, FLR, bus mastering off) returns only after it: once
+ * the stop returned, no byte of it lands.  The destination is cleared
+ * right after the stop and must stay clear.
+ */
+#define QUIESCE_LEN (64 * 1024)
+
+static void test_engine_copy_quiesce(void)
+{
+    g_autofree uint8_t *buf = g_malloc(QUIESCE_LEN);
+    uint64_t src, dst;
+    uint32_t kind, in_flight = 0, i;
+    uint16_t cmd;
+    uint8_t exp;
+    Sacc t;
+    Chan c;
+
+    sacc_start_props(&t, ",x-copy-delay-us=200000");
+    exp = qpci_find_capability(t.dev, PCI_CAP_ID_EXP, 0);
+    src = guest_alloc(&t.qs->alloc, QUIESCE_LEN);
+    dst = guest_alloc(&t.qs->alloc, QUIESCE_LEN);
+    qtest_memset(t.qts, src, 0xa5, QUIESCE_LEN);
+
+    for (kind = 0; kind < 5; kind++) {
+        qtest_memset(t.qts, dst, 0, QUIESCE_LEN);
+        if (kind == 2) {
+            chan_setup(&t, &c, 1, 0, 8, 8);
+            chan_submit(&c, SACC_OP_MEMCPY, src, dst, QUIESCE_LEN, 0, 1);
+            chan_ring(&c);
+        } else {
+            ring_setup(&t, 8, 8);
+            submit(&t, SACC_OP_MEMCPY, src, dst, QUIESCE_LEN, 0, 1);
+            ring_doorbell(&t);
+        }
+        g_usleep(G_USEC_PER_SEC / 20); /* the engine is in its delay */
+
+        switch (kind) {
+        case 0:
+            wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
+            break;
+        case 1:
+            wr(&t, SACC_REG_CTRL, 0);
+            break;
+        case 2:
+            cwr(&c, SACC_REG_CTRL, SACC_CTRL_RESET);
+            break;
+        case 3:
+            qpci_config_writew(t.dev, exp + PCI_EXP_DEVCTL,
+                               qpci_config_readw(t.dev,
+                                                 exp + PCI_EXP_DEVCTL) |
+                               PCI_EXP_DEVCTL_BCR_FLR);
+            break;
+        default:
+            cmd = qpci_config_readw(t.dev, PCI_COMMAND);
+            qpci_config_writew(t.dev, PCI_COMMAND,
+                               cmd & ~PCI_COMMAND_MASTER);
+            break;
+        }
+        /* The copy ended before the stop returned (the usual case)... */
+        qtest_memread(t.qts, dst, buf, QUIESCE_LEN);
+        in_flight += buf[0] == 0xa5;
+        for (i = 0; i < QUIESCE_LEN; i++) {
+            g_assert_cmphex(buf[i], ==, buf[0]);
+        }
+        /* ...and nothing of it lands after. */
+        qtest_memset(t.qts, dst, 0, QUIESCE_LEN);
+        g_usleep(G_USEC_PER_SEC / 2);
+        qtest_memread(t.qts, dst, buf, QUIESCE_LEN);
+        for (i = 0; i < QUIESCE_LEN; i++) {
+            g_assert_cmphex(buf[i], ==, 0);
+        }
+        if (kind >= 3) { /* FLR and bus mastering off: enable again */
+            qpci_device_enable(t.dev);
+            t.bar0 = qpci_iomap(t.dev, SACC_BAR_REGS, NULL);
+            t.bar2 = qpci_iomap(t.dev, SACC_BAR_CHAN, NULL);
+        }
+        wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
+    }
+    /* the stop met the copy in its delay, at least once */
+    g_test_message("%u of 5 stops waited for a copy", in_flight);
+    g_assert_cmpuint(in_flight, >=, 1);
+    sacc_stop(&t);
+}
+
+/*
  * Hot-unplug while the engine has a long ring to work through: the
  * engine thread must stop cleanly, whatever it was doing, and QEMU must
  * go on.  q35 with native PCIe hotplug on a root port (bus 1), whose
@@ -2631,6 +2718,7 @@ int main(int argc, char **argv)
     qtest_add_data_func("/sacc/engine/stress", "", test_engine_stress);
     qtest_add_data_func("/sacc/engine/stress-bh", ",x-engine-thread=off",
                         test_engine_stress);
+    qtest_add_func("/sacc/engine/copy-quiesce", test_engine_copy_quiesce);
     qtest_add_data_func("/sacc/engine/unplug", "on", test_engine_unplug);
     qtest_add_data_func("/sacc/engine/unplug-bh", NULL, test_engine_unplug);
 

@@ -193,6 +193,7 @@ struct SaccState {
     QemuMutex dma_lock;
     bool dma_engaged;     /* the re-entrancy guard while the BQL is off */
     int64_t unlocked_ns;  /* this run's time without the BQL */
+    uint32_t copy_delay_us; /* property "x-copy-delay-us" (tests) */
 
     bool db_any;          /* atomic: some channel's db_pending is set */
     uint32_t nr_channels; /* property "channels" */
@@ -993,6 +994,9 @@ static void sacc_copy_unlocked(SaccState *s, SaccAtc *atc,
         dev->mem_reentrancy_guard.engaged_in_io = false;
         t0 = get_clock();
         qemu_mutex_unlock_iothread();
+        if (s->copy_delay_us) { /* a slow DMA engine, for the qtests */
+            g_usleep(s->copy_delay_us);
+        }
     }
     if (sacc_pieces_overlap(src, nsrc, dst, ndst, plan->tmp)) {
         /* src as a whole first: stage it, then write dst from there */
@@ -2498,6 +2502,12 @@ static Property sacc_properties[] = {
      * with the engine (docs/performance.md).  off: for comparisons.
      */
     DEFINE_PROP_BOOL("x-db-lockless", SaccState, db_lockless, true),
+    /*
+     * Tests only: every copy done without the BQL waits this long before
+     * it moves a byte, so a qtest can stop the device in the middle of
+     * one (/sacc/engine/copy-quiesce).
+     */
+    DEFINE_PROP_UINT32("x-copy-delay-us", SaccState, copy_delay_us, 0),
     DEFINE_PROP_END_OF_LIST(),
 };
 
