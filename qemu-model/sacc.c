@@ -184,6 +184,15 @@ struct SaccState {
     bool engine_kicked;   /* atomic: there may be work */
     bool engine_stop;     /* atomic: unrealize asks the engine to exit */
     bool engine_exited;   /* under the BQL */
+    bool engine_started;  /* its event and condition exist */
+    /*
+     * atomic: unrealized.  A vCPU's access already dispatched to us (or
+     * one without the BQL, the doorbell) may still arrive after
+     * sacc_exit(): it is ignored, and what it could touch is freed only
+     * in sacc_finalize(), when the memory core has dropped its last
+     * reference to us.
+     */
+    bool gone;
     /*
      * Held by the engine thread while it copies without the BQL
      * (sacc_copy_unlocked()); taken and dropped under the BQL by whatever
@@ -926,7 +935,7 @@ static void sacc_pieces_move(const SaccPiece *src, const SaccPiece *dst,
 
 /*
  * Tell QEMU what sacc_pieces_move() wrote (dirty bits, TCG's translated
- * code), under the BQL.
+ * code); with or without the BQL.
  */
 static void sacc_pieces_written(SaccState *s, const SaccPiece *dst,
                                 uint32_t ndst, uint32_t upto)
@@ -1006,13 +1015,18 @@ static void sacc_copy_unlocked(SaccState *s, SaccAtc *atc,
         bounce = s->bounce;
     }
     sacc_pieces_move(src, dst, ndst, upto, bounce, xform);
+    /*
+     * Dirty bits and TCG's translated code before a stop waiting in
+     * sacc_dma_quiesce() may return (address_space_unmap() needs no BQL,
+     * an IOThread calls it too).
+     */
+    sacc_pieces_written(s, dst, ndst, upto);
     if (unlock) {
         qemu_mutex_unlock(&s->dma_lock);
         qemu_mutex_lock_iothread();
         s->unlocked_ns += get_clock() - t0;
         dev->mem_reentrancy_guard.engaged_in_io = s->dma_engaged;
     }
-    sacc_pieces_written(s, dst, ndst, upto);
 }
 
 /*
@@ -1483,6 +1497,9 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
  */
 static void sacc_kick(SaccState *s)
 {
+    if (qatomic_read(&s->gone)) {
+        return;
+    }
     if (s->engine_thread) {
         qatomic_set(&s->engine_kicked, true);
         qemu_event_set(&s->engine_ev); /* orders the store before it */
@@ -1617,7 +1634,7 @@ static void *sacc_engine_thread(void *opaque)
                  * a vCPU woken by our unlock would find it taken again.
                  * Stand back for an eighth of the hold, so a vCPU's MMIO
                  * (a reset, say) gets in between runs, as it does between
-                 * bottom halves.  A spin, not a sleep: a timed sleep of a
+                 * bottom halves.  Yielding, not a timed sleep: one of a
                  * few microseconds took 40-100 us on this host.
                  */
                 int64_t until = last + MIN(held / 8,
@@ -1625,7 +1642,7 @@ static void *sacc_engine_thread(void *opaque)
 
                 while (get_clock() < until &&
                        !qatomic_read(&s->engine_stop)) {
-                    cpu_relax();
+                    sched_yield(); /* the vCPU may need this core */
                 }
                 last = get_clock();
             }
@@ -1674,6 +1691,7 @@ static void *sacc_engine_thread(void *opaque)
 static void sacc_engine_start(SaccState *s)
 {
     qemu_event_init(&s->engine_ev, false);
+    s->engine_started = true;
     qemu_cond_init(&s->engine_cond);
     s->engine_kicked = false;
     s->engine_stop = false;
@@ -1696,8 +1714,6 @@ static void sacc_engine_stop(SaccState *s)
         qemu_cond_wait_iothread(&s->engine_cond);
     }
     qemu_thread_join(&s->engine);
-    qemu_cond_destroy(&s->engine_cond);
-    qemu_event_destroy(&s->engine_ev);
 }
 
 /* A channel reset: CTRL.RESET in the channel's BAR2 block. */
@@ -1945,6 +1961,9 @@ static uint64_t sacc_regs_read(void *opaque, hwaddr addr, unsigned int size)
     SaccChannel *ch = &s->chan[0];
     uint64_t val = 0;
 
+    if (qatomic_read(&s->gone)) {
+        return 0;
+    }
     sacc_db_drain(s);
     if (!sacc_access_ok(SACC_BAR_REGS, addr, size,
                         sacc_chan_reg64(ch, addr, true), false, 0)) {
@@ -1976,6 +1995,9 @@ static void sacc_regs_write(void *opaque, hwaddr addr, uint64_t val,
     SaccChannel *ch = &s->chan[0];
     uint64_t *reg64 = sacc_chan_reg64(ch, addr, true);
 
+    if (qatomic_read(&s->gone)) {
+        return;
+    }
     sacc_db_drain(s);
     trace_sacc_mmio_write(SACC_BAR_REGS, addr, size, val);
     /* 64-bit writes only where they can land: not at FAULT_ADDR */
@@ -2210,6 +2232,9 @@ static MemTxResult sacc_doorbell_write(void *opaque, hwaddr addr,
     SaccState *s = opaque;
     bool locked = qemu_mutex_iothread_locked();
 
+    if (qatomic_read(&s->gone)) {
+        return MEMTX_OK;
+    }
     if (sacc_doorbell_reentrant(s, addr)) {
         return MEMTX_ACCESS_ERROR;
     }
@@ -2292,6 +2317,9 @@ static uint64_t sacc_bar2_read(void *opaque, hwaddr addr, unsigned int size)
                     : addr < SACC_CHAN_BASE && sacc_dev_reg64(addr);
     uint64_t val = 0;
 
+    if (qatomic_read(&s->gone)) {
+        return 0;
+    }
     sacc_db_drain(s);
     if (sacc_access_ok(SACC_BAR_CHAN, addr, size, reg64, false, 0)) {
         if (ch) {
@@ -2312,6 +2340,9 @@ static void sacc_bar2_write(void *opaque, hwaddr addr, uint64_t val,
     SaccChannel *ch = sacc_bar2_chan(s, addr, &off);
     uint64_t *reg64 = ch ? sacc_chan_reg64(ch, off, false) : NULL;
 
+    if (qatomic_read(&s->gone)) {
+        return;
+    }
     sacc_db_drain(s);
     trace_sacc_mmio_write(SACC_BAR_CHAN, addr, size, val);
     if (!sacc_access_ok(SACC_BAR_CHAN, addr, size,
@@ -2469,14 +2500,29 @@ static void sacc_exit(PCIDevice *pdev)
 {
     SaccState *s = SACC(pdev);
 
+    qatomic_set(&s->gone, true); /* no kick, no access from now on */
     if (s->engine_thread) {
         sacc_engine_stop(s);
     }
-    qemu_bh_delete(s->bh);
+    qemu_bh_cancel(s->bh);
     sacc_atc_free(s);
-    qemu_mutex_destroy(&s->dma_lock);
-    g_free(s->bounce);
     msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
+}
+
+/* The last reference is gone: no access can reach us any more */
+static void sacc_finalize(Object *obj)
+{
+    SaccState *s = SACC(obj);
+
+    if (s->engine_started) {
+        qemu_cond_destroy(&s->engine_cond);
+        qemu_event_destroy(&s->engine_ev);
+    }
+    if (s->bounce) { /* realized */
+        qemu_bh_delete(s->bh);
+        qemu_mutex_destroy(&s->dma_lock);
+        g_free(s->bounce);
+    }
 }
 
 /*
@@ -2537,6 +2583,7 @@ static const TypeInfo sacc_info = {
     .name = TYPE_SACC,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(SaccState),
+    .instance_finalize = sacc_finalize,
     .class_init = sacc_class_init,
     .interfaces = (InterfaceInfo[]) {
         { INTERFACE_PCIE_DEVICE },
