@@ -8,7 +8,9 @@
  * round: no hang (every wait is bounded), no completion from before a
  * reset is ever delivered after it (libsacc checks every CQ entry and
  * fails a stale or forged one with -EIO), no DMA lands after the reset
- * returned, and the device (or channel) works right after it.
+ * returned, and the device (or channel) works right after it.  With
+ * SACC_SLOW_DEV set (ci/test's boot 2), also that an IOMMU unmap waits
+ * for a copy in flight into the mapping.
  */
 #include <check.h>
 #include <errno.h>
@@ -18,10 +20,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "guest_util.h"
 #include "libsacc.h"
+#include "libsacc_unsafe.h" /* raw submit, the DMA context */
+#include "sacc_iommu.h"
 
 #define KiB 1024u
 
@@ -237,6 +242,84 @@ START_TEST(channel_reset_beside_load)
 }
 END_TEST
 
+/*
+ * An IOMMU unmap while the device copies into the mapping.  The device
+ * (SACC_SLOW_DEV, an index; ci/test's boot 2 adds it with the QEMU
+ * property x-copy-delay-us=SLOW_DELAY_MS * 1000) holds every copy of
+ * 64 KiB or more that long before it moves a byte, with QEMU's global
+ * lock dropped.  VFIO_IOMMU_UNMAP_DMA (the guest's IOTLB invalidation)
+ * must return only after that copy: once it returned, not a byte may
+ * land in the pages, which the kernel is free to reuse.
+ */
+#define SLOW_DELAY_MS 400
+#define UNMAP_LEN     (256 * KiB)
+
+/* Every byte of @p is @v (one check at the end: ck_assert per byte is a
+ * write to Check's pipe, slower than the device's delay) */
+static void expect_all(const uint8_t *p, size_t n, uint8_t v, const char *when)
+{
+	size_t i = 0;
+
+	while (i < n && p[i] == v)
+		i++;
+	ck_assert_msg(i == n, "%s: byte %zu is 0x%02x, not 0x%02x", when, i,
+		      i < n ? p[i] : 0, v);
+}
+
+START_TEST(unmap_waits_for_copy)
+{
+	unsigned int idx = (unsigned int)atoi(getenv("SACC_SLOW_DEV"));
+	struct sacc_dev *dev = guest_open(idx, NULL);
+	struct sacc_dma_ctx *ctx = sacc_dev_dma(dev);
+	struct sacc_buf *src =
+	    guest_buf(dev, UNMAP_LEN, SACC_DMA_TO_DEVICE, "src");
+	struct sacc_err err = {0};
+	struct sacc_result r;
+	struct sacc_desc d;
+	uint64_t iova, t0, t1;
+	uint8_t *dst;
+	int ret;
+
+	dst = mmap(NULL, UNMAP_LEN, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert(dst != MAP_FAILED);
+	memset(dst, 0, UNMAP_LEN);
+	memset(sacc_buf_va(src), 0x5a, UNMAP_LEN);
+	ret = sacc_dma_map(ctx, dst, UNMAP_LEN, SACC_DMA_FROM_DEVICE, "dst",
+			   &iova, &err);
+	ck_assert_msg(ret == 0, "map: %d: %s", ret, err.msg);
+	d = (struct sacc_desc){.src = sacc_buf_iova(src),
+			       .dst = iova,
+			       .length = UNMAP_LEN,
+			       .opcode = SACC_OP_MEMCPY};
+	ret = sacc_submit_raw(dev, &d);
+	ck_assert_msg(ret > 0, "submit: %d: %s", ret, sacc_errmsg(dev));
+
+	guest_sleep_ms(SLOW_DELAY_MS / 8);
+	/* Not landed yet: the device is in its delay (else it is not slow) */
+	expect_all(dst, UNMAP_LEN, 0,
+		   "before the unmap (is x-copy-delay-us set on this device?)");
+	t0 = guest_now_ns();
+	ret = sacc_dma_unmap(ctx, iova, &err);
+	t1 = guest_now_ns();
+	ck_assert_msg(ret == 0, "unmap: %d: %s", ret, err.msg);
+	/* The unmap waited for the copy... */
+	expect_all(dst, UNMAP_LEN, 0x5a, "when the unmap returned");
+	/* ...and nothing of it lands later. */
+	memset(dst, 0, UNMAP_LEN);
+	guest_sleep_ms(2 * SLOW_DELAY_MS);
+	expect_all(dst, UNMAP_LEN, 0, "after the unmap");
+	fprintf(stderr, "unmap_waits_for_copy: the unmap took %llu ms\n",
+		(unsigned long long)((t1 - t0) / 1000000));
+
+	ret = guest_reap(dev, &r, 1, REAP_TIMEOUT_MS);
+	ck_assert_msg(ret == 1, "reap: %d: %s", ret, sacc_errmsg(dev));
+	ck_assert_uint_eq(r.status, SACC_STS_OK);
+	munmap(dst, UNMAP_LEN);
+	sacc_close(dev);
+}
+END_TEST
+
 static Suite *stress_suite(void)
 {
 	Suite *s = suite_create("stress");
@@ -246,6 +329,13 @@ static Suite *stress_suite(void)
 	tcase_add_test(tc, reset_under_load);
 	tcase_add_test(tc, channel_reset_beside_load);
 	suite_add_tcase(s, tc);
+	/* Only where the harness gave us a slow device (ci/test, boot 2) */
+	if (getenv("SACC_SLOW_DEV")) {
+		tc = tcase_create("slow device");
+		tcase_set_timeout(tc, GUEST_TEST_TIMEOUT);
+		tcase_add_test(tc, unmap_waits_for_copy);
+		suite_add_tcase(s, tc);
+	}
 	return s;
 }
 
