@@ -33,6 +33,7 @@ struct bench_cfg {
 	unsigned int nsweep; /* --sweep sizes, 0 = off */
 	bool breakdown;	     /* --breakdown (sizes in sweep[] if given) */
 	unsigned int repeat; /* --repeat N: runs (1 = one run) */
+	bool db_store;	     /* --doorbell-store: time the bare store */
 	struct bench_events ev;
 };
 
