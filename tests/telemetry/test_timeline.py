@@ -292,6 +292,19 @@ class Check(unittest.TestCase):
         self.assertEqual(timeline.check({"events": []}),
                          ['no "traceEvents" array'])
 
+    def test_rounded_back_to_back_slices(self):
+        """A slice that ends where the next starts, off by float rounding
+        of the printed ts/dur (an op's end and the next fetch clamped to
+        one instant), is not an overlap; a real one still is."""
+        a = {"ph": "X", "pid": 1, "tid": 1, "name": "a",
+             "ts": 220051.458, "dur": 4.771}  # ends at 220056.22900000002
+        b = {"ph": "X", "pid": 1, "tid": 1, "name": "b",
+             "ts": 220056.229, "dur": 4.699}
+        self.assertGreater(a["ts"] + a["dur"], b["ts"])
+        self.assertEqual(timeline.check({"traceEvents": [a, b]}), [])
+        got = timeline.check({"traceEvents": [a, dict(b, ts=220056.2)]})
+        self.assertTrue(any("overlaps" in g for g in got), got)
+
     def test_check_option(self):
         with tempfile.TemporaryDirectory() as d:
             good = os.path.join(d, "good.json")
