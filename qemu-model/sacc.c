@@ -23,7 +23,10 @@
  *    half (off); both run sacc_process() under the BQL with the device's
  *    memory re-entrancy guard engaged, so DMA aimed at the device's own
  *    BARs is rejected by the memory core (and then reported as a DMA
- *    fault) instead of recursing.
+ *    fault) instead of recursing.  One exception: the engine thread moves
+ *    the bytes of a direct copy of SACC_UNLOCKED_MIN or more with the BQL
+ *    dropped and the guard lowered (sacc_copy_unlocked()), and whatever
+ *    must not overlap that move waits for it (sacc_dma_quiesce()).
  *  - The engine serves channels round robin, a bounded turn each
  *    (SACC_TURN_MAX_*), and is itself bounded per run (SACC_BH_MAX_*,
  *    SACC_ENGINE_MAX_*).
@@ -1560,8 +1563,10 @@ static void sacc_process(void *opaque)
  * The thread runs the very same sacc_process() as the bottom half, with
  * the BQL held and the device's re-entrancy guard engaged, as
  * aio_bh_call() does for the bottom half.  So every argument of the
- * design notes still holds unchanged: registers, CTRL.RESET, FLR,
- * disable and the epoch rule are serialised with the engine by the BQL;
+ * design notes still holds: registers, CTRL.RESET, FLR, disable and the
+ * epoch rule are serialised with the engine by the BQL (and with the
+ * byte move of a big direct copy, done without it, by
+ * sacc_dma_quiesce());
  * DMA through the vIOMMU and its fault MSI, and our own MSI-X, happen
  * under the BQL exactly as from the bottom half.  TCG runs guest code
  * without the BQL, so the lock is normally free when we want it; with
