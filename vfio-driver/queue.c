@@ -104,7 +104,7 @@ int sacc_mark_broken(struct sacc_dev *dev, int err, const char *fmt, ...)
 	return ret;
 }
 
-static int not_ready(struct sacc_dev *dev, const char *what)
+int sacc_queue_ready(struct sacc_dev *dev, const char *what)
 {
 	if (!dev)
 		return sacc_seterr(NULL, EINVAL, "%s: dev is NULL", what);
@@ -172,7 +172,7 @@ static int ring_doorbell(struct sacc_dev *dev, uint32_t tail)
 
 int sacc_doorbell_repeat(struct sacc_dev *dev, unsigned int n)
 {
-	int ret = not_ready(dev, "sacc_doorbell_repeat");
+	int ret = sacc_queue_ready(dev, "sacc_doorbell_repeat");
 
 	if (ret)
 		return ret;
@@ -343,7 +343,7 @@ out:
 }
 
 /* Push validated @ops (as many as fit), then one doorbell. */
-static int push_ops(struct sacc_dev *dev, const struct sacc_op *ops,
+int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
 		    unsigned int n, uint64_t *t_db)
 {
 	struct sacc_desc d;
@@ -399,23 +399,12 @@ static int push_ops(struct sacc_dev *dev, const struct sacc_op *ops,
 	return ret ? ret : (int)i;
 }
 
-int sacc_queue_ready(struct sacc_dev *dev, const char *what)
-{
-	return not_ready(dev, what);
-}
-
-int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
-		    unsigned int n, uint64_t *t_db)
-{
-	return push_ops(dev, ops, n, t_db);
-}
-
 int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
 {
 	uint32_t i;
 	int ret;
 
-	ret = not_ready(dev, "sacc_submit");
+	ret = sacc_queue_ready(dev, "sacc_submit");
 	if (ret)
 		return ret;
 	if (n && !ops)
@@ -425,7 +414,7 @@ int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
 		if (ret)
 			return ret;
 	}
-	return push_ops(dev, ops, n, NULL);
+	return sacc_queue_push(dev, ops, n, NULL);
 }
 
 static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
@@ -436,7 +425,7 @@ static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
 	uint32_t slot, need = 1;
 	int ret;
 
-	ret = not_ready(dev, what);
+	ret = sacc_queue_ready(dev, what);
 	if (ret)
 		return ret;
 	if (!d)
@@ -722,7 +711,7 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 	char why[160];
 	int ret;
 
-	ret = not_ready(dev, "sacc_poll");
+	ret = sacc_queue_ready(dev, "sacc_poll");
 	if (ret)
 		return ret;
 	if (max && !out)
@@ -944,7 +933,7 @@ int sacc_wait(struct sacc_dev *dev, int timeout_ms)
 	struct pollfd pfd[2];
 	int ret, slice, nfds;
 
-	ret = not_ready(dev, "sacc_wait");
+	ret = sacc_queue_ready(dev, "sacc_wait");
 	if (ret)
 		return ret;
 	if (!dev->irq_enabled || dev->irq_fd < 0)
@@ -1066,7 +1055,7 @@ int sacc_write(struct sacc_dev *dev, struct sacc_buf *dst, size_t dst_off,
 	size_t off = 0;
 	int ret;
 
-	ret = not_ready(dev, "sacc_write");
+	ret = sacc_queue_ready(dev, "sacc_write");
 	if (ret)
 		return ret;
 	if (!data)
@@ -1078,7 +1067,7 @@ int sacc_write(struct sacc_dev *dev, struct sacc_buf *dst, size_t dst_off,
 	if (mode == SACC_WRITE_INLINE) {
 		op.opcode = SACC_OP_WRITE_INLINE;
 		ret = check_op(dev, &op, 0);
-		return ret ? ret : push_ops(dev, &op, 1, NULL);
+		return ret ? ret : sacc_queue_push(dev, &op, 1, NULL);
 	}
 	if (mode != SACC_WRITE_DMA)
 		return sacc_seterr(dev, EINVAL, "sacc_write: unknown mode %d",
@@ -1099,7 +1088,7 @@ int sacc_write(struct sacc_dev *dev, struct sacc_buf *dst, size_t dst_off,
 		return ret;
 	op.src = dev->stage;
 	op.src_off = off;
-	ret = push_ops(dev, &op, 1, NULL);
+	ret = sacc_queue_push(dev, &op, 1, NULL);
 	if (ret == 1)
 		dev->stage_pos = off + ((len + 63u) & ~63u);
 	return ret;
@@ -1165,7 +1154,7 @@ int sacc_chain_create(struct sacc_dev *dev, const struct sacc_op *ops,
 
 	if (out)
 		*out = NULL;
-	ret = not_ready(dev, "sacc_chain_create");
+	ret = sacc_queue_ready(dev, "sacc_chain_create");
 	if (ret)
 		return ret;
 	if (!out || !ops || !n)
@@ -1243,7 +1232,7 @@ int sacc_chain_launch(struct sacc_chain *c)
 	uint32_t slot0;
 	int ret;
 
-	ret = not_ready(dev, "sacc_chain_launch");
+	ret = sacc_queue_ready(dev, "sacc_chain_launch");
 	if (ret)
 		return ret;
 	if (sacc_sq_space(&dev->sq) < c->slots)
