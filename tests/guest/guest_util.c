@@ -115,10 +115,9 @@ int guest_count_fds(void)
 int guest_reap(struct sacc_dev *dev, struct sacc_result *out, unsigned int n,
 	       int timeout_ms)
 {
-	struct timespec t0, t;
+	uint64_t t0 = sacc_monotonic_ns();
 	unsigned int got = 0;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	while (got < n) {
 		int r = sacc_poll(dev, out + got, n - got);
 
@@ -127,21 +126,10 @@ int guest_reap(struct sacc_dev *dev, struct sacc_result *out, unsigned int n,
 		got += r;
 		if (r)
 			continue;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((t.tv_sec - t0.tv_sec) * 1000 +
-			    (t.tv_nsec - t0.tv_nsec) / 1000000 >
-		    timeout_ms)
+		if (sacc_monotonic_ns() - t0 > (uint64_t)timeout_ms * 1000000)
 			break;
 	}
 	return got;
-}
-
-uint64_t guest_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 void guest_sleep_ms(unsigned int ms)

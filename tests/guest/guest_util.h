@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "libsacc.h"
+#include "sacc_base.h" /* sacc_monotonic_ns() */
 
 /* Generous per-test timeout: TCG is slow, and a hang must still end. */
 #define GUEST_TEST_TIMEOUT 600
@@ -38,8 +39,7 @@ struct sacc_dev *guest_open(unsigned int idx, const struct sacc_open_opts *o);
 struct sacc_buf *guest_buf(struct sacc_dev *dev, size_t len,
 			   enum sacc_dma_dir dir, const char *name);
 
-/* CLOCK_MONOTONIC in ns; sleep @ms milliseconds (EINTR resumes). */
-uint64_t guest_now_ns(void);
+/* Sleep @ms milliseconds (EINTR resumes). */
 void guest_sleep_ms(unsigned int ms);
 
 /* Open fds of this process (for leak checks). */
