@@ -174,6 +174,7 @@ struct SaccState {
     MemoryRegion bar2; /* device page, channel blocks */
     QEMUBH *bh;          /* the engine without x-engine-thread (v0.3) */
     uint8_t *bounce; /* SACC_MAX_XFER bytes, src is staged here */
+    struct SaccCopyPlan *plan; /* the direct path's pieces (engine only) */
     bool direct_copy;    /* property "x-direct-copy" */
     struct SaccAtc *atc; /* translation cache of the direct path, or NULL */
 
@@ -203,7 +204,6 @@ struct SaccState {
      * BQL, then dma_lock; the engine never takes the BQL holding it.
      */
     QemuMutex dma_lock;
-    bool dma_engaged;     /* the re-entrancy guard while the BQL is off */
     int64_t unlocked_ns;  /* this run's time without the BQL */
     uint32_t copy_delay_us; /* property "x-copy-delay-us" (tests) */
 
@@ -370,8 +370,9 @@ static void sacc_record_fault(SaccChannel *ch, uint32_t info, uint64_t addr,
 }
 
 /*
- * Publish which doorbells of @ch the vCPU may ring without the BQL, after
- * anything that may change STATUS.READY, MODE or SQ_SIZE.  Only a hint:
+ * Publish which doorbells of @ch the vCPU may ring without the BQL,
+ * wherever STATUS.READY changes (MODE and SQ_SIZE cannot change while it
+ * is set: they are locked while CTRL.ENABLE is).  Only a hint:
  * sacc_db_drain() validates every doorbell again under the BQL.
  */
 static void sacc_db_hint_update(SaccChannel *ch)
@@ -479,9 +480,11 @@ static void sacc_enable(SaccChannel *ch)
         ch->token = false;
         /* Success also clears an earlier ERROR (ERR_CODE stays). */
         r->status = SACC_STATUS_READY;
+        sacc_db_hint_update(ch);
         return;
     }
     r->status = (r->status & ~SACC_STATUS_READY) | SACC_STATUS_ERROR;
+    sacc_db_hint_update(ch);
 }
 
 /* CTRL.ENABLE 1 -> 0: stop and drop ring state; STATUS.ERROR is kept. */
@@ -491,6 +494,7 @@ static void sacc_disable(SaccChannel *ch)
     ch->epoch++;
     ch->token = false;
     ch->regs.status &= ~SACC_STATUS_READY;
+    sacc_db_hint_update(ch);
     sacc_dev_ring_reset(&ch->ring, 0);
 }
 
@@ -666,8 +670,13 @@ typedef struct SaccAtc {
     SaccAtcEntry e[2][SACC_ATC_ENTRIES]; /* [is_write] */
 } SaccAtc;
 
+/*
+ * Drop every entry, after a copy in flight (which uses the old
+ * translations) has ended.
+ */
 static void sacc_atc_flush(SaccAtc *atc)
 {
+    sacc_dma_quiesce(atc->s);
     atc->gen++;
     if (atc->gen == 0) { /* wrapped: no old entry may look valid */
         memset(atc->e, 0, sizeof(atc->e));
@@ -675,21 +684,14 @@ static void sacc_atc_flush(SaccAtc *atc)
     }
 }
 
-/* A copy in flight used the old translations: let it end first */
 static void sacc_atc_unmap(IOMMUNotifier *n, IOMMUTLBEntry *entry)
 {
-    SaccAtc *atc = container_of(n, SaccAtc, notifier);
-
-    sacc_dma_quiesce(atc->s);
-    sacc_atc_flush(atc);
+    sacc_atc_flush(container_of(n, SaccAtc, notifier));
 }
 
 static void sacc_atc_commit(MemoryListener *listener)
 {
-    SaccAtc *atc = container_of(listener, SaccAtc, listener);
-
-    sacc_dma_quiesce(atc->s);
-    sacc_atc_flush(atc);
+    sacc_atc_flush(container_of(listener, SaccAtc, listener));
 }
 
 /* A region of the device's DMA address space: listen to its IOMMU */
@@ -997,12 +999,12 @@ static void sacc_copy_unlocked(SaccState *s, SaccAtc *atc,
     const uint8_t *bounce = NULL;
     bool unlock = atc && upto >= SACC_UNLOCKED_MIN && s->engine_thread &&
                   qemu_thread_is_self(&s->engine);
+    bool engaged = dev->mem_reentrancy_guard.engaged_in_io;
     int64_t t0 = 0;
     uint32_t i;
 
     if (unlock) {
         qemu_mutex_lock(&s->dma_lock);
-        s->dma_engaged = dev->mem_reentrancy_guard.engaged_in_io;
         dev->mem_reentrancy_guard.engaged_in_io = false;
         t0 = get_clock();
         qemu_mutex_unlock_iothread();
@@ -1028,7 +1030,7 @@ static void sacc_copy_unlocked(SaccState *s, SaccAtc *atc,
         qemu_mutex_unlock(&s->dma_lock);
         qemu_mutex_lock_iothread();
         s->unlocked_ns += get_clock() - t0;
-        dev->mem_reentrancy_guard.engaged_in_io = s->dma_engaged;
+        dev->mem_reentrancy_guard.engaged_in_io = engaged;
     }
 }
 
@@ -1043,7 +1045,7 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
                                       uint64_t *fault, bool *direct)
 {
     const bool xform = d->opcode == SACC_OP_XFORM;
-    g_autofree SaccCopyPlan *plan = g_new(SaccCopyPlan, 1);
+    SaccCopyPlan *plan = s->plan;
     uint32_t nsrc, ndst, fault_off = 0, upto = d->length;
     SaccAtc *atc = sacc_atc_get(s);
     SaccMapResult m;
@@ -2022,7 +2024,6 @@ static void sacc_regs_write(void *opaque, hwaddr addr, uint64_t val,
         break;
     default:
         sacc_chan_write(s, ch, SACC_BAR_REGS, 0, addr, val, size);
-        sacc_db_hint_update(ch);
         break;
     }
 }
@@ -2356,7 +2357,6 @@ static void sacc_bar2_write(void *opaque, hwaddr addr, uint64_t val,
     }
     if (ch) {
         sacc_chan_write(s, ch, SACC_BAR_CHAN, addr - off, off, val, size);
-        sacc_db_hint_update(ch);
     } else if (addr < SACC_CHAN_BASE &&
                (addr & ~7ull) <= SACC_DEV_IRQ_PENDING) {
         SACC_GUEST_ERROR(NULL, SACC_ERR_NONE, sacc_guest_error_write_ro,
@@ -2492,6 +2492,7 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
                      &s->bar2);
 
     s->bounce = g_malloc(SACC_MAX_XFER);
+    s->plan = g_new(SaccCopyPlan, 1);
     qemu_mutex_init(&s->dma_lock);
     s->bh = qemu_bh_new_guarded(sacc_process, s,
                                 &dev->mem_reentrancy_guard);
@@ -2527,6 +2528,7 @@ static void sacc_finalize(Object *obj)
         qemu_bh_delete(s->bh);
         qemu_mutex_destroy(&s->dma_lock);
         g_free(s->bounce);
+        g_free(s->plan);
     }
 }
 
