@@ -71,7 +71,7 @@ struct trace_cfg {
 };
 
 struct trace_sum {
-	uint64_t records, descs, torn, lost, shown;
+	uint64_t records, descs, torn, lost;
 };
 
 static volatile sig_atomic_t trace_stop;
@@ -115,17 +115,18 @@ static void desc_of(const struct sacc_watch_desc *w, struct sacc_desc *d)
 	d->reserved = le32toh(d->reserved);
 }
 
-/* The doorbell words an ARMED record's mask names. */
+/* The doorbell words an ARMED record's mask names, bit by bit. */
+static const char *const watch_names[] = {"ch0-1", "token", "ch2-3", "ch4-5"};
+
 static void watched(uint32_t mask, char *out, size_t len)
 {
-	static const char *const names[] = {"ch0-1", "token", "ch2-3", "ch4-5"};
 	size_t i, n = 0;
 
 	out[0] = 0;
 	for (i = 0; i < 4; i++)
 		if (mask & (1u << i))
 			n += (size_t)snprintf(out + n, len - n, "%s%s",
-					      n ? " " : "", names[i]);
+					      n ? " " : "", watch_names[i]);
 }
 
 static int print_event_json(const struct sacc_watch_rec *r)
@@ -144,13 +145,11 @@ static int print_event_json(const struct sacc_watch_rec *r)
 	jset_str(o, "bdf", bdf);
 	jset_hex(o, "addr", r->value64);
 	if (r->type == SACC_WATCH_REC_ARMED) {
-		static const char *const names[] = {"ch0-1", "token", "ch2-3",
-						    "ch4-5"};
-
 		a = jarr();
 		for (i = 0; i < 4; i++)
 			if (r->value & (1u << i))
-				jpush(a, json_object_new_string(names[i]));
+				jpush(a,
+				      json_object_new_string(watch_names[i]));
 		jset(o, "watched", a);
 	} else {
 		jset_str(o, "why", "unmapped");
@@ -303,14 +302,10 @@ static int emit(const uint8_t *buf, size_t len, const struct trace_cfg *c,
 			    r->type != SACC_WATCH_REC_DISARMED) ||
 			   (c->has_pid && r->pid != c->pid)) {
 			continue; /* a newer module's record type: skipped */
-		} else if (r->type != SACC_WATCH_REC_DOORBELL) {
-			if (c->count && s->shown == c->count)
-				continue;
-		} else {
-			if (c->count && s->shown == c->count)
-				continue;
+		} else if (c->count && s->records == c->count) {
+			continue;
+		} else if (r->type == SACC_WATCH_REC_DOORBELL) {
 			s->records++;
-			s->shown++;
 			s->descs += r->ndesc;
 			s->torn += r->torn != SACC_WATCH_TORN_NONE;
 		}
@@ -430,7 +425,7 @@ static int read_device(const struct trace_cfg *c, int fd, uint8_t *buf,
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL); /* no SA_RESTART: poll returns */
 	sigaction(SIGTERM, &sa, NULL);
-	while (!trace_stop && !(c->count && s->shown >= c->count)) {
+	while (!trace_stop && !(c->count && s->records >= c->count)) {
 		if (c->follow) {
 			struct pollfd p = {.fd = fd, .events = POLLIN};
 
