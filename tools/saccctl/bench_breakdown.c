@@ -78,7 +78,7 @@ struct bd {
 	struct sacc_buf *src, *dst;
 	struct row rows[MAX_ROWS];
 	unsigned int nrows;
-	struct acc *acc;
+	struct acc *acc; /* the row being run (run_row() clears it) */
 	double (*f)[MAX_ROWS][NB]; /* [run][row][figure] */
 	double clock_ns, poll_ns;
 	/* event recording's cost: NOP API time p50 with it off and on */
@@ -134,7 +134,7 @@ static int run_row(struct bd *b, unsigned int i, double per_row, double f[NB])
 {
 	const struct row *w = &b->rows[i];
 	struct sacc_op op = {.opcode = w->op};
-	struct acc *a = &b->acc[i];
+	struct acc *a = b->acc;
 	uint64_t end, api50, eng50;
 
 	memset(a, 0, sizeof(*a));
@@ -386,7 +386,7 @@ int bench_breakdown(struct bench_cfg *c, struct sacc_dev *h)
 							 (uint32_t)sizes[s]};
 	}
 	per_row = c->seconds / b.nrows;
-	b.acc = calloc(b.nrows, sizeof(*b.acc));
+	b.acc = calloc(1, sizeof(*b.acc));
 	b.f = calloc(c->repeat, sizeof(*b.f));
 	if (!b.acc || !b.f) {
 		fail("out of memory");
