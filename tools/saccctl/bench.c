@@ -14,8 +14,6 @@
 #include "bench.h"
 #include "libsacc_unsafe.h" /* sacc_doorbell_repeat() */
 
-#define STALL_NS (5ull * 1000000000ull)
-
 void usage_bench(FILE *f)
 {
 	fputs(
@@ -296,16 +294,12 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 		return usage_error(usage_bench, "bench",
 				   "--breakdown is a mode of its own: not with "
 				   "--sweep, --chain or --channels");
-	if (c->repeat > 1 && (c->nsweep && !c->breakdown))
-		return usage_error(usage_bench, "bench",
-				   "--repeat goes with the plain bench and "
-				   "--breakdown");
-	if (c->repeat > 1 && (c->chain || c->channels > 1))
+	if (c->repeat > 1 && (sweep || c->chain || c->channels > 1))
 		return usage_error(usage_bench, "bench",
 				   "--repeat goes with the plain bench and "
 				   "--breakdown");
 	if (c->db_store &&
-	    (c->nsweep || c->breakdown || c->chain || c->channels > 1))
+	    (sweep || c->breakdown || c->chain || c->channels > 1))
 		return usage_error(usage_bench, "bench",
 				   "--doorbell-store goes with the plain bench "
 				   "only");

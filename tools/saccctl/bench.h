@@ -5,6 +5,9 @@
 
 #include "saccctl.h"
 
+/* No completion for this long with work outstanding: the bench fails */
+#define STALL_NS (5ull * 1000000000ull)
+
 #define BENCH_SWEEP_MAX	 32
 #define BENCH_REPEAT_MAX 100
 

@@ -22,7 +22,6 @@
 
 #include "bench.h"
 
-#define STALL_NS   (5ull * 1000000000ull)
 #define WARMUP_OPS 3
 #define MIN_OPS	   20
 #define MAX_OPS	   200000
@@ -78,7 +77,7 @@ struct bd {
 	struct sacc_buf *src, *dst;
 	struct row rows[MAX_ROWS];
 	unsigned int nrows;
-	struct acc *acc; /* the row being run (run_row() clears it) */
+	struct acc *acc;	   /* the row being run (run_row() clears it) */
 	double (*f)[MAX_ROWS][NB]; /* [run][row][figure] */
 	double clock_ns, poll_ns;
 	/* event recording's cost: NOP API time p50 with it off and on */

@@ -12,8 +12,6 @@
 
 #include "bench.h"
 
-#define STALL_NS (5ull * 1000000000ull)
-
 /* Reap @want results from @h (none may fail); 0 or fail()'s 1. */
 static int reap_all(struct sacc_dev *h, uint32_t want, struct hist *eh)
 {
