@@ -53,12 +53,18 @@ qemu_src_version() {
 		sort -V | tail -n 1
 }
 
-# Hash of everything that changes the QEMU binary we build.
-qemu_model_hash() {
-	(cd "$SACC_ROOT" && find qemu-model include/sacc_hw.h ci/qemu-configure \
+# src_hash PATH...: 16 hex digits over the files below PATHs (relative
+# to the checkout; editor droppings left out), names and contents.
+src_hash() {
+	(cd "$SACC_ROOT" && find "$@" \
 		-type f ! -name '.*' ! -name '*~' ! -name '*.swp' -print0 |
 		LC_ALL=C sort -z | xargs -0 sha256sum) |
 		sha256sum | cut -c1-16
+}
+
+# Hash of everything that changes the QEMU binary we build.
+qemu_model_hash() {
+	src_hash qemu-model include/sacc_hw.h ci/qemu-configure
 }
 
 # Directory holding the finished QEMU binaries for this checkout.
@@ -95,9 +101,7 @@ kernel_release() {
 watch_ko() {
 	local kd hash
 	kd=$(kernel_dir) || return 1
-	hash=$(cd "$SACC_ROOT" && find telemetry/watch include/sacc_hw.h include/sacc_watch.h \
-		-type f ! -name '.*' ! -name '*~' ! -name '*.swp' -print0 |
-		LC_ALL=C sort -z | xargs -0 sha256sum | sha256sum | cut -c1-16)
+	hash=$(src_hash telemetry/watch include/sacc_hw.h include/sacc_watch.h)
 	echo "$SACC_CACHE/watch/$(basename "$kd")-$hash/sacc_watch.ko"
 }
 
