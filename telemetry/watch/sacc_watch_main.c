@@ -179,13 +179,12 @@ static void ring_push(struct sacc_watch_rec *rec)
 	ring_copy_in(ring_head, rec, rec->size);
 	ring_head += rec->size;
 	raw_spin_unlock_irqrestore(&ring_lock, flags);
-	if (rec->type != SACC_WATCH_REC_DOORBELL)
-		goto wake;
-	atomic64_inc(&st_records);
-	atomic64_add(rec->ndesc, &st_descs);
-	if (rec->torn)
-		atomic64_inc(&st_torn);
-wake:
+	if (rec->type == SACC_WATCH_REC_DOORBELL) {
+		atomic64_inc(&st_records);
+		atomic64_add(rec->ndesc, &st_descs);
+		if (rec->torn)
+			atomic64_inc(&st_torn);
+	}
 	wake_up_interruptible(&ring_wq);
 }
 
@@ -460,26 +459,23 @@ static void sw_trap(struct perf_event *bp, struct perf_sample_data *data,
 	rec->chan = 0xffff;
 	rec->size = sizeof(*rec);
 
+	/* The breakpoint names the doorbell: a store it caught lies in it. */
+	rec->kind = bp->attr.bp_addr - p->db ==
+			    SACC_DOORBELL_TOKEN - SACC_DOORBELL_OFFSET ?
+			    SACC_WATCH_KIND_TOKEN :
+			    SACC_WATCH_KIND_TAIL;
 	if (sw_decode(regs, bp->attr.bp_addr,
 		      bp->attr.bp_addr + bp->attr.bp_len, &st)) {
-		rec->kind = bp->attr.bp_addr - p->db ==
-					    SACC_DOORBELL_TOKEN -
-						    SACC_DOORBELL_OFFSET ?
-				    SACC_WATCH_KIND_TOKEN :
-				    SACC_WATCH_KIND_TAIL;
 		rec->torn = SACC_WATCH_TORN_UNDECODED;
 		goto push;
 	}
 	rec->value = st.value;
 	off = st.addr - p->db + SACC_DOORBELL_OFFSET;
-	if (off == SACC_DOORBELL_TOKEN) {
-		rec->kind = SACC_WATCH_KIND_TOKEN;
-		ch = st.value;
-	} else {
-		rec->kind = SACC_WATCH_KIND_TAIL;
-		ch = (off - SACC_DOORBELL_OFFSET) / SACC_DOORBELL_STRIDE;
-	}
-	cr = ch < SACC_CHANNELS_MAX ? sw_chan_regs(p->dev, ch) : NULL;
+	ch = rec->kind == SACC_WATCH_KIND_TOKEN ?
+		     st.value :
+		     (off - SACC_DOORBELL_OFFSET) / SACC_DOORBELL_STRIDE;
+	/* d->channels is at most SACC_CHANNELS_MAX: no other bound needed */
+	cr = sw_chan_regs(p->dev, ch);
 	if (!cr) {
 		rec->torn = SACC_WATCH_TORN_NO_CHANNEL;
 		goto push;
