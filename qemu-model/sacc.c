@@ -761,15 +761,15 @@ static void sacc_atc_free(SaccState *s)
 /*
  * Translate [@addr, @addr + @len) for a read (@is_write false) or a write
  * into at most SACC_PIECES_MAX pieces (*@n of them), through the cache
- * @atc if not NULL.  On a fault *@fault_off is the offset of the failing
- * translation.  The caller holds the RCU read lock for as long as it
- * uses the pieces.
+ * @atc if not NULL.  On a fault *@fault is the fault record's address:
+ * @addr if the first page failed, else the failing page.  The caller
+ * holds the RCU read lock for as long as it uses the pieces.
  */
 static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
                                      uint64_t addr, uint32_t len,
                                      bool is_write, uint32_t epoch,
                                      SaccAtc *atc, SaccPiece *pieces,
-                                     uint32_t *n, uint32_t *fault_off)
+                                     uint32_t *n, uint64_t *fault)
 {
     const uint64_t pmask = SACC_PAGE_SIZE - 1;
     PCIDevice *pdev = PCI_DEVICE(s);
@@ -807,7 +807,7 @@ static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
         }
         if (!memory_access_is_direct(mr, is_write)) {
             if (sacc_mr_unassigned(s, mr)) {
-                *fault_off = off;
+                *fault = MAX(addr, a & ~pmask);
                 return SACC_MAP_FAULT;
             }
             return SACC_MAP_STAGED;
@@ -1046,30 +1046,24 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
 {
     const bool xform = d->opcode == SACC_OP_XFORM;
     SaccCopyPlan *plan = s->plan;
-    uint32_t nsrc, ndst, fault_off = 0, upto = d->length;
+    uint32_t nsrc, ndst, upto = d->length;
     SaccAtc *atc = sacc_atc_get(s);
     SaccMapResult m;
 
     RCU_READ_LOCK_GUARD();
     *direct = true;
     m = sacc_map_buffer(s, ch, d->src, d->length, false, epoch, atc,
-                        plan->src, &nsrc, &fault_off);
+                        plan->src, &nsrc, fault);
     if (m == SACC_MAP_OK) {
         m = sacc_map_buffer(s, ch, d->dst, d->length, true, epoch, atc,
-                            plan->dst, &ndst, &fault_off);
+                            plan->dst, &ndst, fault);
         if (m == SACC_MAP_FAULT) {
             /* dst up to the faulting page, as the staged path does */
             *info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
-            *fault = fault_off ? MAX(d->dst, (d->dst + fault_off) &
-                                     ~(uint64_t)(SACC_PAGE_SIZE - 1))
-                               : d->dst;
             upto = *fault - d->dst;
         }
     } else if (m == SACC_MAP_FAULT) {
         *info = SACC_FAULT_SRC_READ;
-        *fault = fault_off ? MAX(d->src, (d->src + fault_off) &
-                                 ~(uint64_t)(SACC_PAGE_SIZE - 1))
-                           : d->src;
         return SACC_DMA_FAULT;
     }
     if (m == SACC_MAP_ABANDONED) {
