@@ -28,6 +28,7 @@ SACC_PACKAGES=(
 	make # sacc_watch.ko; ci/setup adds linux-headers-<guest kernel>
 	seabios ipxe-qemu qemu-system-data
 	gnuplot-nox librsvg2-bin # tools/telemetry/sacc-plots and its test
+	clang-14 libclang-rt-14-dev # tests/libfuzzer/ in ci/test (about 55 MB)
 )
 
 # Kernel modules for vfio-pci, in load order. The one list: ci/setup
@@ -38,7 +39,11 @@ SACC_MODULES=(irqbypass vfio vfio_iommu_type1 vfio_virqfd vfio-pci-core vfio-pci
 # Firmware search path: SeaBIOS, QEMU's option ROMs, iPXE (all from Debian).
 SACC_FIRMWARE_DIRS=(/usr/share/seabios /usr/share/qemu /usr/lib/ipxe/qemu)
 
-log() { printf '\033[1m==>\033[0m %s\n' "$*" >&2; }
+# Each step says when it began, in seconds since the first script of
+# this run started (inherited by the scripts it runs): where a slow run's
+# time went is read off the log.
+export SACC_T0=${SACC_T0:-$(date +%s)}
+log() { printf '\033[1m==>\033[0m [%4ss] %s\n' $(($(date +%s) - SACC_T0)) "$*" >&2; }
 note() { [ -n "${SACC_QUIET:-}" ] || printf '    %s\n' "$*" >&2; }
 die() {
 	printf 'error: %s\n' "$1" >&2
