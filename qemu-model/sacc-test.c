@@ -25,6 +25,7 @@
 #include "libqos/libqos-pc.h"
 #include "libqos/pci-pc.h"
 #include "hw/pci/pci_regs.h"
+#include "qapi/qmp/qdict.h"
 #include "hw/misc/sacc_hw.h"
 
 #define SACC_DEVFN QPCI_DEVFN(4, 0)
@@ -46,14 +47,14 @@ typedef struct {
     uint16_t phase;
 } Sacc;
 
-/* Boot with "-device sacc,addr=04.0@props" and map BAR0 and BAR2. */
+/* Boot with "-device sacc,id=sacc0,addr=04.0@props", map BAR0 and BAR2. */
 static void sacc_start_props(Sacc *t, const char *props)
 {
     uint64_t size;
 
     memset(t, 0, sizeof(*t));
     t->qs = qtest_pc_boot("-M q35 -m 256M -nodefaults "
-                          "-device sacc,addr=04.0%s", props);
+                          "-device sacc,id=sacc0,addr=04.0%s", props);
     t->qts = t->qs->qts;
     t->dev = qpci_device_find(t->qs->pcibus, SACC_DEVFN);
     g_assert(t->dev);
@@ -2365,7 +2366,7 @@ static void test_memcpy_staged(void)
 
 #define STRESS_ROUNDS 48
 #define STRESS_DESCS  63 /* a full 64-entry SQ */
-#define STRESS_LEN    (64 * 1024)
+#define STRESS_LEN    SACC_MAX_XFER /* the engine takes a while */
 
 /*
  * The completions of stress round @round in the CQ snapshot @cq: a
@@ -2416,7 +2417,13 @@ static void stress_check_dst(Sacc *t, uint64_t dst, uint32_t done)
  * neither CQ has changed and no later descriptor has started (no DMA
  * after the stop returned); at the end the device still works.  Runs
  * with the engine thread (the default) and without it (the bottom half).
+ *
+ * The case it exists for is a stop that meets a ring part way done
+ * (some completions, not all): every kind of stop must meet one, in up
+ * to STRESS_ROUNDS_MAX rounds, or the test fails.
  */
+#define STRESS_KINDS      4
+#define STRESS_ROUNDS_MAX (4 * STRESS_ROUNDS)
 static void test_engine_stress(gconstpointer props)
 {
     const size_t cq_bytes = 64 * sizeof(struct sacc_cqe);
@@ -2426,6 +2433,7 @@ static void test_engine_stress(gconstpointer props)
     g_autofree struct sacc_cqe *again = g_malloc(cq_bytes);
     uint64_t src, dst0, dst1, seed = 0x5acc5eed;
     uint32_t round, i, k, d0, d1, stopped = 0, completed = 0;
+    uint32_t met[STRESS_KINDS] = { 0 }, unmet = STRESS_KINDS;
     uint8_t exp;
     Sacc t;
     Chan c;
@@ -2437,7 +2445,8 @@ static void test_engine_stress(gconstpointer props)
     dst1 = guest_alloc(&t.qs->alloc, dst_bytes);
     qtest_memset(t.qts, src, 0xa5, STRESS_LEN);
 
-    for (round = 0; round < STRESS_ROUNDS; round++) {
+    for (round = 0; round < STRESS_ROUNDS ||
+                    (unmet && round < STRESS_ROUNDS_MAX); round++) {
         qtest_memset(t.qts, dst0, 0, dst_bytes);
         qtest_memset(t.qts, dst1, 0, dst_bytes);
         ring_setup(&t, 64, 64);
@@ -2455,7 +2464,7 @@ static void test_engine_stress(gconstpointer props)
             rd(&t, SACC_REG_STATUS);
         }
 
-        switch (round % 4) {
+        switch (round % STRESS_KINDS) {
         case 0:
             wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
             check_power_on(&t);
@@ -2499,12 +2508,20 @@ static void test_engine_stress(gconstpointer props)
         stress_check_dst(&t, dst0, d0);
         stress_check_dst(&t, dst1, d1);
         completed += d0 + d1;
-        stopped += (d0 < STRESS_DESCS) + (d1 < STRESS_DESCS);
+        k = (d0 > 0 && d0 < STRESS_DESCS) + (d1 > 0 && d1 < STRESS_DESCS);
+        stopped += k;
+        if (k && !met[round % STRESS_KINDS]++) {
+            unmet--;
+        }
         wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
     }
-    g_test_message("%u rounds: %u of %u rings stopped part way, "
-                   "%u completions", STRESS_ROUNDS, stopped,
-                   2 * STRESS_ROUNDS, completed);
+    g_test_message("%u rounds: %u of %u rings stopped part way (by kind: "
+                   "reset %u, disable %u, channel reset %u, FLR %u), "
+                   "%u completions", round, stopped, 2 * round, met[0],
+                   met[1], met[2], met[3], completed);
+    for (k = 0; k < STRESS_KINDS; k++) {
+        g_assert_cmpuint(met[k], >, 0); /* else it never met its case */
+    }
 
     /* still usable */
     ring_setup(&t, 8, 8);
@@ -2520,9 +2537,35 @@ static void test_engine_stress(gconstpointer props)
  * the device in the middle of one (CTRL.RESET, clearing CTRL.ENABLE, a
  * channel's reset, FLR, bus mastering off) returns only after it: once
  * the stop returned, no byte of it lands.  The destination is cleared
- * right after the stop and must stay clear.
+ * right after the stop and must stay clear.  Each stop comes once the
+ * device says the copy is held (x-copies-held), so each meets one.
  */
 #define QUIESCE_LEN (64 * 1024)
+
+/* The device's x-copies-held (tests only): copies that began the delay */
+static uint32_t copies_held(QTestState *qts, const char *id)
+{
+    g_autofree char *path = g_strdup_printf("/machine/peripheral/%s", id);
+    QDict *r = qtest_qmp(qts, "{'execute': 'qom-get', 'arguments': "
+                         "{'path': %s, 'property': 'x-copies-held'}}", path);
+    uint32_t n;
+
+    g_assert(qdict_haskey(r, "return"));
+    n = qdict_get_int(r, "return");
+    qobject_unref(r);
+    return n;
+}
+
+/* Wait (bounded) until device @id holds its @n-th copy since boot. */
+static void wait_copies_held(QTestState *qts, const char *id, uint32_t n)
+{
+    gint64 end = g_get_monotonic_time() + WAIT_US;
+
+    while (copies_held(qts, id) < n) {
+        g_assert_cmpint(g_get_monotonic_time(), <, end);
+        g_usleep(1000);
+    }
+}
 
 static void test_engine_copy_quiesce(void)
 {
@@ -2551,12 +2594,11 @@ static void test_engine_copy_quiesce(void)
             submit(&t, SACC_OP_MEMCPY, src, dst, QUIESCE_LEN, 0, 1);
             ring_doorbell(&t);
         }
-        g_usleep(G_USEC_PER_SEC / 20);
         /*
-         * Nothing landed yet: the copy is held in its delay, which only
-         * a copy without the BQL has (or, on a starved host, the engine
-         * has not fetched it yet).
+         * The copy is held in its delay, which only a copy without the
+         * BQL has: nothing of it has landed yet.
          */
+        wait_copies_held(t.qts, "sacc0", kind + 1);
         qtest_memread(t.qts, dst, buf, QUIESCE_LEN);
         for (i = 0; i < QUIESCE_LEN; i++) {
             g_assert_cmphex(buf[i], ==, 0);
@@ -2584,11 +2626,11 @@ static void test_engine_copy_quiesce(void)
                                cmd & ~PCI_COMMAND_MASTER);
             break;
         }
-        /* The stop returned after the copy ended (or before it began) */
+        /* The stop returned after the held copy had landed, whole */
         qtest_memread(t.qts, dst, buf, QUIESCE_LEN);
         waited += buf[0] == 0xa5;
         for (i = 0; i < QUIESCE_LEN; i++) {
-            g_assert_cmphex(buf[i], ==, buf[0]);
+            g_assert_cmphex(buf[i], ==, 0xa5);
         }
         /* ...and nothing of it lands after. */
         qtest_memset(t.qts, dst, 0, QUIESCE_LEN);
@@ -2604,9 +2646,8 @@ static void test_engine_copy_quiesce(void)
         }
         wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
     }
-    /* the stop met the copy in its delay, at least once */
     g_test_message("%u of 5 stops waited for a copy", waited);
-    g_assert_cmpuint(waited, >=, 1);
+    g_assert_cmpuint(waited, ==, 5);
     sacc_stop(&t);
 }
 
@@ -2615,8 +2656,12 @@ static void test_engine_copy_quiesce(void)
  * engine thread must stop cleanly, whatever it was doing, and QEMU must
  * go on.  q35 with native PCIe hotplug on a root port (bus 1), whose
  * windows the test programs itself; qtest plays the guest's part of the
- * unplug by powering the slot off after device_del.
+ * unplug by powering the slot off after device_del.  Round 0 unplugs
+ * at once; round r unplugs once the device holds its r-th copy (each
+ * held UNPLUG_DELAY_US, with the engine thread), so the unplug meets
+ * the ring part way, which the CQ shows after it.
  */
+#define UNPLUG_DELAY_US 20000
 #define HP_PORT   QPCI_DEVFN(5, 0)
 #define HP_DEVFN  (1 << 8) /* bus 1, device 0: libqos puts devfn << 8 */
 
@@ -2626,8 +2671,9 @@ static void test_engine_unplug(gconstpointer thread)
     uint64_t buf;
     uint8_t exp;
     uint16_t sltctl;
+    struct sacc_cqe cqe;
     Sacc t;
-    int round, i;
+    int round, i, done;
 
     memset(&t, 0, sizeof(t));
     t.qs = qtest_pc_boot("-M q35 -m 256M -nodefaults "
@@ -2649,8 +2695,9 @@ static void test_engine_unplug(gconstpointer thread)
 
     for (round = 0; round < 4; round++) {
         qtest_qmp_device_add(t.qts, "sacc", "hp",
-                             "{'bus': 'rp1', 'x-engine-thread': %i}",
-                             thread != NULL);
+                             "{'bus': 'rp1', 'x-engine-thread': %i, "
+                             "'x-copy-delay-us': %d}", thread != NULL,
+                             UNPLUG_DELAY_US);
         /* an empty slot is powered off: power it on, as pciehp would */
         qpci_config_writew(port, exp + PCI_EXP_SLTCTL,
                            (sltctl & ~(PCI_EXP_SLTCTL_PIC |
@@ -2670,8 +2717,9 @@ static void test_engine_unplug(gconstpointer thread)
                    SACC_MAX_XFER, 0, i);
         }
         ring_doorbell(&t);
-        /* round 0 unplugs at once, the others while the copies run */
-        g_usleep(round * 1000);
+        if (thread && round > 0) { /* the bottom half holds no copy */
+            wait_copies_held(t.qts, "hp", round);
+        }
         qtest_qmp_device_del_send(t.qts, "hp");
         qpci_config_writew(port, exp + PCI_EXP_SLTCTL,
                            (sltctl & ~PCI_EXP_SLTCTL_PIC) |
@@ -2683,6 +2731,19 @@ static void test_engine_unplug(gconstpointer thread)
          * last reference goes, after an RCU grace period; not waited.)
          */
         g_assert_cmphex(qpci_config_readw(t.dev, PCI_VENDOR_ID), ==, 0xffff);
+        /* ...part way through its ring: not every copy completed */
+        for (done = 0; done < 62; done++) {
+            qtest_memread(t.qts, t.cq + (done + 1) * sizeof(cqe), &cqe,
+                          sizeof(cqe));
+            if (!(le16_to_cpu(cqe.phase) & SACC_CQE_PHASE)) {
+                break;
+            }
+        }
+        g_test_message("round %d: unplugged after %d of 62 copies", round,
+                       done);
+        if (thread && round > 0) {
+            g_assert_cmpint(done, <, 62);
+        }
         g_free(t.dev);
         t.dev = NULL;
     }

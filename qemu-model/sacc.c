@@ -206,6 +206,7 @@ struct SaccState {
     QemuMutex dma_lock;
     int64_t unlocked_ns;  /* this run's time without the BQL */
     uint32_t copy_delay_us; /* property "x-copy-delay-us" (tests) */
+    uint32_t copies_held; /* atomic: copies that began that delay (tests) */
 
     bool db_any;          /* atomic: some channel's db_pending is set */
     uint32_t nr_channels; /* property "channels" */
@@ -1009,6 +1010,7 @@ static void sacc_copy_unlocked(SaccState *s, SaccAtc *atc,
         t0 = get_clock();
         qemu_mutex_unlock_iothread();
         if (s->copy_delay_us) { /* a slow DMA engine, for the qtests */
+            qatomic_inc(&s->copies_held);
             g_usleep(s->copy_delay_us);
         }
     }
@@ -2509,6 +2511,18 @@ static void sacc_exit(PCIDevice *pdev)
     msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
 }
 
+static void sacc_instance_init(Object *obj)
+{
+    SaccState *s = SACC(obj);
+
+    /*
+     * Tests only: how many copies have begun x-copy-delay-us's delay, so
+     * a qtest stops the device once one is held, not after a sleep.
+     */
+    object_property_add_uint32_ptr(obj, "x-copies-held", &s->copies_held,
+                                   OBJ_PROP_FLAG_READ);
+}
+
 /* The last reference is gone: no access can reach us any more */
 static void sacc_finalize(Object *obj)
 {
@@ -2584,6 +2598,7 @@ static const TypeInfo sacc_info = {
     .name = TYPE_SACC,
     .parent = TYPE_PCI_DEVICE,
     .instance_size = sizeof(SaccState),
+    .instance_init = sacc_instance_init,
     .instance_finalize = sacc_finalize,
     .class_init = sacc_class_init,
     .interfaces = (InterfaceInfo[]) {

@@ -140,6 +140,32 @@ void guest_sleep_ms(unsigned int ms)
 		;
 }
 
+bool guest_wait_in_syscall(pid_t pid, long nr, unsigned int timeout_ms)
+{
+	uint64_t end = sacc_monotonic_ns() + (uint64_t)timeout_ms * 1000000;
+	char path[64], buf[64];
+	long now;
+	int fd;
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)pid);
+	do {
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			return false;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n > 0) {
+			buf[n] = 0;
+			/* "running", or "NR ARGS... SP PC" while blocked */
+			if (sscanf(buf, "%ld", &now) == 1 && now == nr)
+				return true;
+		}
+		guest_sleep_ms(1);
+	} while (sacc_monotonic_ns() < end);
+	return false;
+}
+
 const char *guest_bdf_at(unsigned int idx)
 {
 	const char *bdf = guest_bdf(idx);

@@ -5,8 +5,10 @@
 #ifndef SACC_GUEST_UTIL_H
 #define SACC_GUEST_UTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "libsacc.h"
 #include "sacc_base.h" /* sacc_monotonic_ns() */
@@ -38,6 +40,13 @@ const char *guest_bdf_at(unsigned int idx);
 struct sacc_dev *guest_open(unsigned int idx, const struct sacc_open_opts *o);
 struct sacc_buf *guest_buf(struct sacc_dev *dev, size_t len,
 			   enum sacc_dma_dir dir, const char *name);
+
+/*
+ * Wait (polling /proc/PID/syscall, at most @timeout_ms) until process
+ * @pid is blocked in system call @nr: a handshake the test observes,
+ * where a sleep would only hope.  False on timeout or if @pid is gone.
+ */
+bool guest_wait_in_syscall(pid_t pid, long nr, unsigned int timeout_ms);
 
 /* Sleep @ms milliseconds (EINTR resumes). */
 void guest_sleep_ms(unsigned int ms);

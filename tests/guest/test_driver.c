@@ -705,8 +705,10 @@ START_TEST(open_close_cycles)
 			      i, vmlck_kb(), lck0);
 	}
 	/* No buffer memory left behind either (iterations 4, 8, ... each
-	 * had 2 MiB of buffers open at close). */
-	ck_assert_msg(vmsize_kb() - size0 < 4096,
+	 * had 2 MiB of buffers open at close): less than one buffer. */
+	fprintf(stderr, "open_close_cycles: VmSize grew by %ld kB\n",
+		vmsize_kb() - size0);
+	ck_assert_msg(vmsize_kb() - size0 < 1024,
 		      "VmSize grew by %ld kB over %d open/close cycles",
 		      vmsize_kb() - size0, OPEN_CLOSE_CYCLES - 1);
 	/* No DMA ever hit an unmapped IOVA (the guest's DMAR driver logs
@@ -1040,7 +1042,9 @@ START_TEST(interrupt_mode)
 	t0 = sacc_monotonic_ns();
 	ck_assert_int_eq(sacc_wait(dev, 200), 0);
 	ms = (sacc_monotonic_ns() - t0) / 1000000;
-	ck_assert_msg(ms >= 150 && ms < 5000, "sacc_wait(200) took %" PRIu64
+	/* Never early (the deadline is the contract); late by at most a
+	 * guest scheduling delay under TCG with the other boot beside. */
+	ck_assert_msg(ms >= 200 && ms < 400, "sacc_wait(200) took %" PRIu64
 					      " ms",
 		      ms);
 
@@ -2127,7 +2131,8 @@ START_TEST(reset_after_fatal_ring_fault)
 	/* 1. Detected by the fatal interrupt (op without SACC_OPF_IRQ).
 	 * The kernel's DMAR fault handler is rate limited (10 messages per
 	 * 5 s, about 3 per fault): let any earlier test's window expire so
-	 * that this fault is logged for certain. */
+	 * that this fault is logged for certain.  A sleep, not a handshake:
+	 * the window is the kernel's rule, and nothing shows it ending. */
 	guest_sleep_ms(5100);
 	mark = guest_kmsg_mark();
 	sq_unmap(dev, &sqm);
@@ -2761,9 +2766,16 @@ static int holder(const char *bdf, int mode, int ready)
 		return 10;
 	if (sacc_submit(dev, &op, 1) != 1 || guest_reap(dev, &r, 1, 10000) != 1)
 		return 11;
-	if (write(ready, "R", 1) != 1)
+	if (mode == 0 && write(ready, "R", 1) != 1)
 		return 12;
 	for (;;) {
+		/* busy polling: ready as its loop begins */
+		if (mode == 1 && ready >= 0) {
+			if (write(ready, "R", 1) != 1)
+				return 12;
+			close(ready);
+			ready = -1;
+		}
 		if (mode == 0) {
 			ret = sacc_wait(dev, -1);
 			if (ret == 1)
@@ -2809,7 +2821,10 @@ START_TEST(unbind_in_use)
 		ck_assert_msg(read(p[0], &c, 1) == 1,
 			      "the holder could not open %s", bdf);
 		close(p[0]);
-		guest_sleep_ms(100);
+		/* The holder is in sacc_wait(-1): blocked in its poll() */
+		ck_assert_msg(mode == 1 ||
+				  guest_wait_in_syscall(child, SYS_poll, 10000),
+			      "the holder did not block in sacc_wait()'s poll()");
 		t0 = sacc_monotonic_ns();
 		unbinder = fork();
 		ck_assert_int_ge(unbinder, 0);

@@ -5,6 +5,7 @@ well-formed, has its title, axis labels and curves, and renders
 (rsvg-convert to PNG). gnuplot-nox and librsvg2-bin are in ci/lib.sh's
 SACC_PACKAGES: ci/setup installs them."""
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -37,8 +38,40 @@ EXPECT = {
 }
 
 
+# Every curve a plot must draw, by its legend title, with its number of
+# points in the fixtures: batch sizes 1, 8, 64; sizes 64 B, 4 KiB, 64 KiB,
+# 1 MiB; the sweep's 11 sizes; a percentile block's min, p50, p90, p99,
+# p99.9 and max; the events file's 6 requests.
+CURVES = {
+    "latency-cdf.svg": {"MEMCPY, 4 KiB, batch 1, qd 1 (2503 ops)": 6,
+                        "MEMCPY, 4 KiB, batch 16, qd 255 (81104 ops)": 6,
+                        "bench --events: 6 requests": 6},
+    "inline-vs-dma.svg": {"inline, median": 11, "DMA, median": 11,
+                          "inline, average": 11, "DMA, average": 11},
+    "batch-ops.svg": {"NOP": 3, "MEMCPY 4 KiB": 3},
+    "api-vs-engine.svg": {"API: submit to reap (median)": 4,
+                          "engine: fetch to CQE (median)": 4,
+                          "difference: doorbell, scheduling, polling": 4},
+}
+
+
 def texts(root):
     return ["".join(t.itertext()) for t in root.iter(SVG + "text")]
+
+
+def curves(root):
+    """{legend title: points of its curve}. gnuplot's SVG puts each plot
+    in a <g id="gnuplot_plot_N"> with a <title>, its data curve a path
+    of M/L vertices; a second group of the same title draws its key."""
+    got = {}
+    for g in root.iter(SVG + "g"):
+        title = g.find(SVG + "title")
+        if not g.get("id", "").startswith("gnuplot_plot_") or \
+                title is None or title.text in got:
+            continue
+        got[title.text] = max([len(re.findall(r"[ML]", p.get("d", "")))
+                               for p in g.iter(SVG + "path")] or [0])
+    return got
 
 
 class Plots(unittest.TestCase):
@@ -71,8 +104,8 @@ class Plots(unittest.TestCase):
             got = "\n".join(texts(root))
             for w in want:
                 self.assertIn(w, got, "%s lacks %r" % (name, w))
-            # curves: polylines/paths beyond the frame and the grid
-            self.assertGreater(len(list(root.iter(SVG + "path"))), 10, name)
+            # each series drawn, with every point of its data
+            self.assertEqual(curves(root), CURVES[name], name)
 
     def test_renders(self):
         for name in EXPECT:
