@@ -27,7 +27,7 @@ SACC_PACKAGES=(
 	busybox-static cpio gzip xz-utils zstd kmod
 	make # sacc_watch.ko; ci/setup adds linux-headers-<guest kernel>
 	seabios ipxe-qemu qemu-system-data
-	gnuplot-nox librsvg2-bin # tools/telemetry/sacc-plots and its test
+	gnuplot-nox librsvg2-bin # telemetry/tools/sacc-plots and its test
 	clang-14 libclang-rt-14-dev # tests/libfuzzer/ in ci/test (about 55 MB)
 )
 

@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "sacc_hw_names.h"
@@ -21,6 +22,10 @@ static const struct hw_name opcodes[] = {
     [SACC_OP_XFORM] = {"xform", "xform"},
     [SACC_OP_WRITE_INLINE] = {"write-inline", "write inline"},
     [SACC_OP_TIMESTAMP] = {"timestamp", "timestamp"},
+#ifdef SACC_HW_NAMES_TEST
+    /* tests only: an opcode the tools must learn from this table alone */
+    [0x7e] = {"test-fake", "test fake"},
+#endif
 };
 
 static const struct hw_name statuses[] = {
@@ -120,4 +125,66 @@ const char *sacc_fault_access_str(uint32_t fault_info)
 	    ENTRY(accesses, fault_info & SACC_FAULT_ACCESS_MASK);
 
 	return e ? e->text : "unknown access";
+}
+
+static const struct {
+	const struct hw_name *t;
+	size_t n;
+	const char *key; /* in sacc_hw_names_json() */
+} tables[] = {
+    [SACC_HW_OPCODES] = {opcodes, sizeof(opcodes) / sizeof(opcodes[0]),
+			 "opcodes"},
+    [SACC_HW_STATUSES] = {statuses, sizeof(statuses) / sizeof(statuses[0]),
+			  "statuses"},
+    [SACC_HW_ERR_CODES] = {err_codes,
+			   sizeof(err_codes) / sizeof(err_codes[0]),
+			   "err_codes"},
+    [SACC_HW_FAULT_ACCESSES] = {accesses,
+				sizeof(accesses) / sizeof(accesses[0]),
+				"fault_accesses"},
+};
+
+void sacc_hw_names_each(enum sacc_hw_table which, sacc_hw_name_fn fn,
+			void *arg)
+{
+	if ((unsigned int)which >= sizeof(tables) / sizeof(tables[0]))
+		return;
+	for (size_t i = 0; i < tables[which].n; i++)
+		if (tables[which].t[i].text)
+			fn((unsigned int)i, tables[which].t[i].name,
+			   tables[which].t[i].text, arg);
+}
+
+struct json_out {
+	FILE *f;
+	const char *comma;
+};
+
+/* Our own strings, identifiers and phrases: nothing JSON would need
+ * escaped (the Python tools' test parses the output). */
+static void entry_json(unsigned int num, const char *name, const char *text,
+		       void *arg)
+{
+	struct json_out *o = arg;
+
+	fprintf(o->f, "%s\"%u\": {\"name\": ", o->comma, num);
+	if (name)
+		fprintf(o->f, "\"%s\"", name);
+	else
+		fputs("null", o->f);
+	fprintf(o->f, ", \"text\": \"%s\"}", text);
+	o->comma = ", ";
+}
+
+int sacc_hw_names_json(FILE *f)
+{
+	for (size_t t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+		struct json_out o = {f, ""};
+
+		fprintf(f, "%s\"%s\": {", t ? ", " : "{", tables[t].key);
+		sacc_hw_names_each((enum sacc_hw_table)t, entry_json, &o);
+		fputc('}', f);
+	}
+	fputs("}\n", f);
+	return ferror(f) ? -EIO : 0;
 }

@@ -15,6 +15,7 @@
 #define SACC_HW_NAMES_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "sacc_hw.h"
 
@@ -39,6 +40,28 @@ const char *sacc_fault_access_name(unsigned int access); /* NULL if unknown */
 int sacc_fault_access_parse(const char *name, unsigned int *access);
 /* For a whole FAULT_INFO value (the access bits): "descriptor fetch". */
 const char *sacc_fault_access_str(uint32_t fault_info);
+
+/* Every entry of one table, in number order. */
+enum sacc_hw_table {
+	SACC_HW_OPCODES,
+	SACC_HW_STATUSES,
+	SACC_HW_ERR_CODES,
+	SACC_HW_FAULT_ACCESSES,
+};
+typedef void (*sacc_hw_name_fn)(unsigned int num, const char *name,
+				const char *text, void *arg);
+void sacc_hw_names_each(enum sacc_hw_table which, sacc_hw_name_fn fn,
+			void *arg);
+
+/*
+ * Every table as one JSON object, numbers as keys:
+ *   {"opcodes": {"1": {"name": "memcpy", "text": "memcpy"}, ...},
+ *    "statuses": {...}, "err_codes": {...}, "fault_accesses": {...}}
+ * (name null where the table has none).  `saccctl names --json` prints
+ * it; the Python tools (telemetry/tools/sacc_names.py) read it, so a new
+ * number is named in hw/names.c alone.  0, or -EIO if writing failed.
+ */
+int sacc_hw_names_json(FILE *f);
 
 #ifdef __cplusplus
 }

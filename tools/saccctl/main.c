@@ -3,7 +3,7 @@
  * saccctl - control and exercise SACC devices through libsacc.
  *
  *   saccctl list | bind | unbind | info | run | bench | inject | faults
- *           | trace [--help]
+ *           | trace | names [--help]
  */
 #include <string.h>
 
@@ -25,6 +25,8 @@ const struct cmd saccctl_cmds[] = {
      cmd_faults, usage_faults},
     {"trace", "doorbell writes the watchpoint tracer trapped, decoded",
      cmd_trace, usage_trace},
+    {"names", "the names of opcodes, statuses and fault codes", cmd_names,
+     usage_names},
     {NULL, NULL, NULL, NULL},
 };
 

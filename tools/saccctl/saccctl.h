@@ -42,6 +42,7 @@ int cmd_bench(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_faults(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_names(int argc, char **argv);
 void usage_list(FILE *f);
 void usage_bind(FILE *f);
 void usage_unbind(FILE *f);
@@ -51,6 +52,7 @@ void usage_bench(FILE *f);
 void usage_inject(FILE *f);
 void usage_faults(FILE *f);
 void usage_trace(FILE *f);
+void usage_names(FILE *f);
 
 /* Print "saccctl CMD: message" and the usage to stderr; return 2. */
 int usage_error(void (*usage)(FILE *f), const char *cmd, const char *fmt, ...)

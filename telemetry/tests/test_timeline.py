@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-"""tools/telemetry/sacc-timeline on the fixtures in tests/fixtures/timeline.
+"""telemetry/tools/sacc-timeline on the fixtures in telemetry/tests/fixtures/timeline.
 
 device.trace is real ci/vm trace output (memcpy, write-inline, a DMA
 fault, OP_TIMESTAMP with MSI-X, a token doorbell on channel 1); api.jsonl
@@ -17,8 +17,8 @@ import unittest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-TOOL = os.path.join(ROOT, "tools", "telemetry", "sacc-timeline")
-FIX = os.path.join(ROOT, "tests", "fixtures", "timeline")
+TOOL = os.path.join(ROOT, "telemetry", "tools", "sacc-timeline")
+FIX = os.path.join(ROOT, "telemetry", "tests", "fixtures", "timeline")
 DEVICE = os.path.join(FIX, "device.trace")
 API = os.path.join(FIX, "api.jsonl")
 WATCH = os.path.join(FIX, "watch.jsonl")
@@ -154,7 +154,7 @@ class Timeline(unittest.TestCase):
         faults = self.ev(ph="i", cat="fault")
         self.assertEqual(len(faults), 1, "the two trace lines of one fault "
                          "are one instant")
-        self.assertEqual(faults[0]["name"], "DMA fault: dst write (write)")
+        self.assertEqual(faults[0]["name"], "DMA fault: destination write (write)")
         self.assertEqual(faults[0]["tid"], 1000100)
         self.assertEqual(faults[0]["args"]["addr"], "0x40000000")
         # within its op

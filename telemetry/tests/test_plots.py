@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
-"""tools/telemetry/sacc-plots on real `saccctl bench --json` output
-(tests/fixtures/plots, from one ci/demo run): every SVG is made, is
+"""telemetry/tools/sacc-plots on real `saccctl bench --json` output
+(telemetry/tests/fixtures/plots, from one ci/demo run): every SVG is made, is
 well-formed, has its title, axis labels and curves, and renders
 (rsvg-convert to PNG). gnuplot-nox and librsvg2-bin are in ci/lib.sh's
 SACC_PACKAGES: ci/setup installs them."""
@@ -15,9 +15,10 @@ import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__))))
-TOOL = os.path.join(ROOT, "tools", "telemetry", "sacc-plots")
-FIX = os.path.join(ROOT, "tests", "fixtures", "plots")
-EVENTS = os.path.join(ROOT, "tests", "fixtures", "timeline", "api.jsonl")
+TOOL = os.path.join(ROOT, "telemetry", "tools", "sacc-plots")
+FIX = os.path.join(ROOT, "telemetry", "tests", "fixtures", "plots")
+EVENTS = os.path.join(ROOT, "telemetry", "tests", "fixtures", "timeline",
+                      "api.jsonl")
 SVG = "{http://www.w3.org/2000/svg}"
 
 EXPECT = {

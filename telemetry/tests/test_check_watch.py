@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-TOOL = os.path.join(HERE, "check-watch")
+TOOL = os.path.join(os.path.dirname(HERE), "tools", "check-watch")
 
 
 def dev_line(ch, d, t=0):
