@@ -130,6 +130,32 @@ export_setup() {
 	SACC_KERNEL_DIR=$(kernel_dir)
 	SACC_WATCH_KO=$(watch_ko)
 	export SACC_QEMU SACC_KERNEL_DIR SACC_WATCH_KO
+	hold_cached "$(dirname "$SACC_QEMU")" "$SACC_WATCH_KO"
+}
+
+# hold_cached PATH...: keep the cached builds at (or holding) PATHs for as
+# long as this shell runs: a shared lock on each folder, inherited by
+# what it starts.  ci/setup prunes old builds only when it gets the lock
+# alone (prune_cached), so another checkout's setup never deletes the
+# QEMU a long run (ci/soak, ci/test) is still booting.
+hold_cached() {
+	local p fd
+	for p in "$@"; do
+		[ -f "$p" ] && p=$(dirname "$p")
+		[ -d "$p" ] || continue
+		exec {fd}<"$p"
+		flock -s "$fd"
+	done
+}
+
+# prune_cached KEEP DIR...: delete all but the KEEP newest of DIRs, each
+# only if no one holds it (hold_cached).
+prune_cached() {
+	local keep=$1 d
+	shift
+	ls -dt "$@" 2>/dev/null | tail -n +$((keep + 1)) | while read -r d; do
+		flock -xn "$d" rm -rf "$d" || note "kept $d: in use"
+	done
 }
 
 # Print ninja's "[n/total]" lines at most every 10 seconds, so a 5 minute
