@@ -859,14 +859,25 @@ static void test_cq_full(void)
     sacc_stop(&t);
 }
 
+/* Bounded poll for an MSI-X message: the data word at @msg, 0 if none */
+static uint32_t wait_msg(Sacc *t, uint64_t msg)
+{
+    gint64 deadline = g_get_monotonic_time() + WAIT_US;
+    uint32_t data;
+
+    while ((data = qtest_readl(t->qts, msg)) == 0 &&
+           g_get_monotonic_time() < deadline) {
+        g_usleep(100);
+    }
+    return data;
+}
+
 static void test_msix(void)
 {
     Sacc t;
     Chan *ch0 = &t.ch0;
     uint64_t msg;
     uint64_t tbl;
-    uint32_t data = 0;
-    gint64 deadline;
 
     sacc_start(&t);
     qpci_msix_enable(t.dev);
@@ -906,12 +917,7 @@ static void test_msix(void)
     chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ, 3);
     chan_ring(ch0);
     chan_expect(ch0, 3, SACC_STS_OK, 0);
-    deadline = g_get_monotonic_time() + WAIT_US;
-    while ((data = qtest_readl(t.qts, msg)) == 0 &&
-           g_get_monotonic_time() < deadline) {
-        g_usleep(100);
-    }
-    g_assert_cmphex(data, ==, 0x5acc);
+    g_assert_cmphex(wait_msg(&t, msg), ==, 0x5acc);
     g_assert_cmphex(rd(&t, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_COMPLETION);
     sacc_stop(&t);
 }
@@ -1955,18 +1961,6 @@ static void msix_vector(Sacc *t, int v, uint64_t msg, uint32_t data)
                    e + PCI_MSIX_ENTRY_DATA, data);
     qpci_io_writel(t->dev, t->dev->msix_table_bar,
                    e + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
-}
-
-static uint32_t wait_msg(Sacc *t, uint64_t msg)
-{
-    gint64 deadline = g_get_monotonic_time() + WAIT_US;
-    uint32_t data;
-
-    while ((data = qtest_readl(t->qts, msg)) == 0 &&
-           g_get_monotonic_time() < deadline) {
-        g_usleep(100);
-    }
-    return data;
 }
 
 /* One MSI-X vector per channel: vector k is channel k's. */
