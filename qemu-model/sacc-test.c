@@ -937,6 +937,22 @@ static void make_dirty(Sacc *t)
     g_assert_cmpuint(rd(t, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_COMPLETION);
 }
 
+/* Function level reset through the PCIe capability at @exp. */
+static void sacc_flr(Sacc *t, uint8_t exp)
+{
+    qpci_config_writew(t->dev, exp + PCI_EXP_DEVCTL,
+                       qpci_config_readw(t->dev, exp + PCI_EXP_DEVCTL) |
+                       PCI_EXP_DEVCTL_BCR_FLR);
+}
+
+/* FLR, or bus mastering off, cleared the BARs and the command register */
+static void sacc_remap(Sacc *t)
+{
+    qpci_device_enable(t->dev);
+    t->bar0 = qpci_iomap(t->dev, SACC_BAR_REGS, NULL);
+    t->bar2 = qpci_iomap(t->dev, SACC_BAR_CHAN, NULL);
+}
+
 static void test_reset(void)
 {
     Sacc t;
@@ -945,7 +961,6 @@ static void test_reset(void)
     g_autofree uint8_t *before = NULL;
     g_autofree uint8_t *after = NULL;
     uint8_t exp, msix;
-    uint16_t devctl;
     int i;
 
     sacc_start(&t);
@@ -975,9 +990,7 @@ static void test_reset(void)
     qpci_msix_enable(t.dev);
     make_dirty(&t);
     exp = qpci_find_capability(t.dev, PCI_CAP_ID_EXP, 0);
-    devctl = qpci_config_readw(t.dev, exp + PCI_EXP_DEVCTL);
-    qpci_config_writew(t.dev, exp + PCI_EXP_DEVCTL,
-                       devctl | PCI_EXP_DEVCTL_BCR_FLR);
+    sacc_flr(&t, exp);
     g_assert_cmphex(qpci_config_readw(t.dev, exp + PCI_EXP_DEVCTL) &
                     PCI_EXP_DEVCTL_BCR_FLR, ==, 0);
     msix = qpci_find_capability(t.dev, PCI_CAP_ID_MSIX, 0);
@@ -2436,14 +2449,8 @@ static void test_engine_stress(gconstpointer props)
             g_assert_cmphex(crd(&c, SACC_REG_SQ_SIZE), ==, 0);
             break;
         default:
-            qpci_config_writew(t.dev, exp + PCI_EXP_DEVCTL,
-                               qpci_config_readw(t.dev,
-                                                 exp + PCI_EXP_DEVCTL) |
-                               PCI_EXP_DEVCTL_BCR_FLR);
-            /* FLR cleared the BARs and the command register */
-            qpci_device_enable(t.dev);
-            t.bar0 = qpci_iomap(t.dev, SACC_BAR_REGS, NULL);
-            t.bar2 = qpci_iomap(t.dev, SACC_BAR_CHAN, NULL);
+            sacc_flr(&t, exp);
+            sacc_remap(&t);
             check_power_on(&t);
             break;
         }
@@ -2569,10 +2576,7 @@ static void test_engine_copy_quiesce(void)
             cwr(&c, SACC_REG_CTRL, SACC_CTRL_RESET);
             break;
         case 3:
-            qpci_config_writew(t.dev, exp + PCI_EXP_DEVCTL,
-                               qpci_config_readw(t.dev,
-                                                 exp + PCI_EXP_DEVCTL) |
-                               PCI_EXP_DEVCTL_BCR_FLR);
+            sacc_flr(&t, exp);
             break;
         default:
             cmd = qpci_config_readw(t.dev, PCI_COMMAND);
@@ -2594,9 +2598,7 @@ static void test_engine_copy_quiesce(void)
             g_assert_cmphex(buf[i], ==, 0);
         }
         if (kind >= 3) { /* FLR and bus mastering off: enable again */
-            qpci_device_enable(t.dev);
-            t.bar0 = qpci_iomap(t.dev, SACC_BAR_REGS, NULL);
-            t.bar2 = qpci_iomap(t.dev, SACC_BAR_CHAN, NULL);
+            sacc_remap(&t);
         }
         wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
     }
