@@ -34,18 +34,33 @@
 #define UNMAPPED 0x4000000000ull
 #define WAIT_US  (10 * G_USEC_PER_SEC)
 
+typedef struct Sacc Sacc;
+
+/*
+ * One channel and its rings.  Channel 0 is reached two ways: Sacc.ch0 is
+ * it through BAR0 page 0 (the v0.2 path, where MODE and PUT_ADDR do not
+ * exist); any other Chan, one with id 0 included, is a channel through
+ * its BAR2 block.  chan_page0() tells them apart by address, so a copy of
+ * Sacc.ch0 would be block 0.
+ */
 typedef struct {
+    Sacc *t;
+    uint32_t id;
+    uint32_t mode;
+    uint64_t sq, cq, put;
+    uint32_t sq_n, cq_n;
+    uint32_t sq_tail, cq_head;
+    uint16_t phase;
+} Chan;
+
+struct Sacc {
     QOSState *qs;
     QTestState *qts;
     QPCIDevice *dev;
     QPCIBar bar0;
     QPCIBar bar2;
-    /* rings, once ring_setup() ran */
-    uint64_t sq, cq;
-    uint32_t sq_n, cq_n;
-    uint32_t sq_tail, cq_head;
-    uint16_t phase;
-} Sacc;
+    Chan ch0; /* channel 0 through BAR0 page 0 */
+};
 
 /* Boot with "-device sacc,id=sacc0,addr=04.0@props", map BAR0 and BAR2. */
 static void sacc_start_props(Sacc *t, const char *props)
@@ -53,6 +68,7 @@ static void sacc_start_props(Sacc *t, const char *props)
     uint64_t size;
 
     memset(t, 0, sizeof(*t));
+    t->ch0.t = t;
     t->qs = qtest_pc_boot("-M q35 -m 256M -nodefaults "
                           "-device sacc,id=sacc0,addr=04.0%s", props);
     t->qts = t->qs->qts;
@@ -86,42 +102,108 @@ static void wr(Sacc *t, uint64_t off, uint32_t val)
     qpci_io_writel(t->dev, t->bar0, off, val);
 }
 
-static void wr64(Sacc *t, uint64_t off, uint64_t val)
+static bool chan_page0(Chan *c)
 {
-    wr(t, off, val);
-    wr(t, off + 4, val >> 32);
+    return c == &c->t->ch0;
+}
+
+/* Where channel register @off is: page 0 for Sacc.ch0, else the block. */
+static QPCIBar chan_bar(Chan *c)
+{
+    return chan_page0(c) ? c->t->bar0 : c->t->bar2;
+}
+
+static uint64_t chan_reg(Chan *c, uint32_t off)
+{
+    return chan_page0(c) ? off : SACC_CHAN_BLOCK(c->id) + off;
+}
+
+static uint32_t crd(Chan *c, uint32_t off)
+{
+    return qpci_io_readl(c->t->dev, chan_bar(c), chan_reg(c, off));
+}
+
+static uint64_t crd64(Chan *c, uint32_t off)
+{
+    return qpci_io_readq(c->t->dev, chan_bar(c), chan_reg(c, off));
+}
+
+static void cwr(Chan *c, uint32_t off, uint32_t val)
+{
+    qpci_io_writel(c->t->dev, chan_bar(c), chan_reg(c, off), val);
+}
+
+static void cwr64(Chan *c, uint32_t off, uint64_t val)
+{
+    cwr(c, off, val);
+    cwr(c, off + 4, val >> 32);
+}
+
+/*
+ * Allocate (and zero) channel @id's rings and, in a block, its PUT word;
+ * no registers.  For Sacc.ch0, @id and @mode are 0.
+ */
+static void chan_init(Sacc *t, Chan *c, uint32_t id, uint32_t mode,
+                      uint32_t sq_n, uint32_t cq_n)
+{
+    memset(c, 0, sizeof(*c));
+    c->t = t;
+    c->id = id;
+    c->mode = mode;
+    g_assert(!chan_page0(c) || (id == 0 && mode == 0));
+    c->sq_n = sq_n;
+    c->cq_n = cq_n;
+    c->sq = guest_alloc(&t->qs->alloc, sq_n * sizeof(struct sacc_desc));
+    c->cq = guest_alloc(&t->qs->alloc, cq_n * sizeof(struct sacc_cqe));
+    qtest_memset(t->qts, c->sq, 0, sq_n * sizeof(struct sacc_desc));
+    qtest_memset(t->qts, c->cq, 0, cq_n * sizeof(struct sacc_cqe));
+    if (!chan_page0(c)) {
+        c->put = guest_alloc(&t->qs->alloc, 8);
+        qtest_memset(t->qts, c->put, 0, 8);
+    }
+    c->phase = 1;
 }
 
 /* Program the ring registers (no validation here) and set ENABLE. */
-static void ring_enable(Sacc *t, uint64_t sq, uint32_t sq_n, uint64_t cq,
+static void ring_enable(Chan *c, uint64_t sq, uint32_t sq_n, uint64_t cq,
                         uint32_t cq_n)
 {
-    wr64(t, SACC_REG_SQ_BASE, sq);
-    wr(t, SACC_REG_SQ_SIZE, sq_n);
-    wr64(t, SACC_REG_CQ_BASE, cq);
-    wr(t, SACC_REG_CQ_SIZE, cq_n);
-    wr(t, SACC_REG_CTRL, SACC_CTRL_ENABLE);
+    cwr64(c, SACC_REG_SQ_BASE, sq);
+    cwr(c, SACC_REG_SQ_SIZE, sq_n);
+    cwr64(c, SACC_REG_CQ_BASE, cq);
+    cwr(c, SACC_REG_CQ_SIZE, cq_n);
+    cwr(c, SACC_REG_CTRL, SACC_CTRL_ENABLE);
 }
 
-/* Allocate and enable rings in guest RAM; the device must go READY. */
-static void ring_setup(Sacc *t, uint32_t sq_n, uint32_t cq_n)
+/* Program the rings from *c, in a block MODE and PUT_ADDR first; ENABLE. */
+static void chan_enable(Chan *c)
 {
-    t->sq_n = sq_n;
-    t->cq_n = cq_n;
-    t->sq = guest_alloc(&t->qs->alloc, sq_n * sizeof(struct sacc_desc));
-    t->cq = guest_alloc(&t->qs->alloc, cq_n * sizeof(struct sacc_cqe));
-    qtest_memset(t->qts, t->sq, 0, sq_n * sizeof(struct sacc_desc));
-    qtest_memset(t->qts, t->cq, 0, cq_n * sizeof(struct sacc_cqe));
-    ring_enable(t, t->sq, sq_n, t->cq, cq_n);
-    g_assert_cmphex(rd(t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
-    t->sq_tail = 0;
-    t->cq_head = 0;
-    t->phase = 1;
+    if (!chan_page0(c)) {
+        cwr(c, SACC_REG_MODE, c->mode);
+        cwr64(c, SACC_REG_PUT_ADDR, c->put);
+    }
+    ring_enable(c, c->sq, c->sq_n, c->cq, c->cq_n);
 }
 
-/* Write one descriptor at the SQ tail (the doorbell is rung separately). */
-static void submit(Sacc *t, uint16_t op, uint64_t src, uint64_t dst,
-                   uint32_t len, uint16_t flags, uint32_t req_id)
+/* chan_init() and chan_enable(); the channel must go READY. */
+static void chan_setup(Sacc *t, Chan *c, uint32_t id, uint32_t mode,
+                       uint32_t sq_n, uint32_t cq_n)
+{
+    chan_init(t, c, id, mode, sq_n, cq_n);
+    chan_enable(c);
+    g_assert_cmphex(crd(c, SACC_REG_STATUS), ==, SACC_STATUS_READY);
+}
+
+/* Write one slot at the SQ tail (the doorbell is rung separately). */
+static void chan_put_slot(Chan *c, const void *slot)
+{
+    qtest_memwrite(c->t->qts, c->sq + c->sq_tail * sizeof(struct sacc_desc),
+                   slot, sizeof(struct sacc_desc));
+    c->sq_tail = (c->sq_tail + 1) % c->sq_n;
+}
+
+static void chan_submit(Chan *c, uint16_t op, uint64_t src, uint64_t dst,
+                        uint32_t len, uint16_t flags, uint32_t req_id)
 {
     struct sacc_desc d = {
         .src = cpu_to_le64(src),
@@ -130,38 +212,67 @@ static void submit(Sacc *t, uint16_t op, uint64_t src, uint64_t dst,
         .opcode = cpu_to_le16(op),
         .flags = cpu_to_le16(flags),
         .req_id = cpu_to_le32(req_id),
-        .reserved = 0,
     };
 
-    qtest_memwrite(t->qts, t->sq + t->sq_tail * sizeof(d), &d, sizeof(d));
-    t->sq_tail = (t->sq_tail + 1) % t->sq_n;
-}
-
-static void ring_doorbell(Sacc *t)
-{
-    wr(t, SACC_DOORBELL_OFFSET, t->sq_tail);
+    chan_put_slot(c, &d);
 }
 
 /*
- * Bounded poll for the completion at *head of the CQ at @cq (@n entries);
- * consumes it on success, moving *head and *phase.
+ * A WRITE_INLINE descriptor saying @len, followed by @slots payload
+ * slots holding @data (the rest of the last slot is junk the device must
+ * ignore).  A driver following the spec passes SACC_INLINE_SLOTS(len).
  */
-static bool cq_poll(QTestState *qts, uint64_t cq, uint32_t n, uint32_t *head,
-                    uint16_t *phase, struct sacc_cqe *cqe, gint64 timeout_us)
+static void chan_inline(Chan *c, uint64_t dst, uint32_t len,
+                        const uint8_t *data, uint32_t slots, uint32_t req_id)
 {
-    uint64_t addr = cq + *head * sizeof(*cqe);
+    uint8_t slot[sizeof(struct sacc_desc)];
+    uint32_t i, n;
+
+    chan_submit(c, SACC_OP_WRITE_INLINE, 0, dst, len, 0, req_id);
+    for (i = 0; i < slots; i++) {
+        memset(slot, 0xee, sizeof(slot));
+        n = i * sizeof(slot) < len ? MIN(len - i * sizeof(slot), sizeof(slot))
+                                   : 0;
+        if (data && n) {
+            memcpy(slot, data + i * sizeof(slot), n);
+        }
+        chan_put_slot(c, slot);
+    }
+}
+
+/*
+ * The channel's doorbell: the tail (channel 0's is v0.2's doorbell), or
+ * the PUT word and the token.
+ */
+static void chan_ring(Chan *c)
+{
+    if (c->mode & SACC_MODE_TOKEN) {
+        qtest_writel(c->t->qts, c->put, c->sq_tail);
+        wr(c->t, SACC_DOORBELL_TOKEN, c->id);
+    } else {
+        wr(c->t, SACC_DOORBELL(c->id), c->sq_tail);
+    }
+}
+
+/*
+ * Bounded poll for the completion at cq_head; consumes it on success,
+ * moving cq_head and phase.
+ */
+static bool chan_wait_cqe(Chan *c, struct sacc_cqe *cqe, gint64 timeout_us)
+{
+    uint64_t addr = c->cq + c->cq_head * sizeof(*cqe);
     gint64 deadline = g_get_monotonic_time() + timeout_us;
 
     do {
-        qtest_memread(qts, addr, cqe, sizeof(*cqe));
-        if ((le16_to_cpu(cqe->phase) & SACC_CQE_PHASE) == *phase) {
+        qtest_memread(c->t->qts, addr, cqe, sizeof(*cqe));
+        if ((le16_to_cpu(cqe->phase) & SACC_CQE_PHASE) == c->phase) {
             cqe->req_id = le32_to_cpu(cqe->req_id);
             cqe->result_len = le32_to_cpu(cqe->result_len);
             cqe->reserved = le32_to_cpu(cqe->reserved);
             cqe->status = le16_to_cpu(cqe->status);
-            if (++*head == n) {
-                *head = 0;
-                *phase ^= 1;
+            if (++c->cq_head == c->cq_n) {
+                c->cq_head = 0;
+                c->phase ^= 1;
             }
             return true;
         }
@@ -170,39 +281,48 @@ static bool cq_poll(QTestState *qts, uint64_t cq, uint32_t n, uint32_t *head,
     return false;
 }
 
-/* Bounded poll for the completion at cq_head; consumes it on success. */
-static bool wait_cqe(Sacc *t, struct sacc_cqe *cqe, gint64 timeout_us)
-{
-    return cq_poll(t->qts, t->cq, t->cq_n, &t->cq_head, &t->phase, cqe,
-                   timeout_us);
-}
-
-static void expect_cqe(Sacc *t, uint32_t req_id, uint16_t status,
-                       uint32_t result_len)
+/*
+ * The next completion must be this one; word 8 (v0.2's reserved) is 0
+ * without MODE.V3.
+ */
+static struct sacc_cqe chan_expect(Chan *c, uint32_t req_id, uint16_t status,
+                                   uint32_t result_len)
 {
     struct sacc_cqe cqe;
 
-    g_assert_true(wait_cqe(t, &cqe, WAIT_US));
+    g_assert_true(chan_wait_cqe(c, &cqe, WAIT_US));
     g_assert_cmphex(cqe.req_id, ==, req_id);
     g_assert_cmpuint(cqe.status, ==, status);
     g_assert_cmpuint(cqe.result_len, ==, result_len);
-    g_assert_cmpuint(cqe.reserved, ==, 0);
+    if (!(c->mode & SACC_MODE_V3)) {
+        g_assert_cmpuint(cqe.engine_ns, ==, 0);
+    }
+    return cqe;
 }
 
-static void ack_cq(Sacc *t)
+static void chan_ack(Chan *c)
 {
-    wr(t, SACC_REG_CQ_HEAD, t->cq_head);
+    cwr(c, SACC_REG_CQ_HEAD, c->cq_head);
 }
 
-/* Bounded poll until (reg & mask) == want. */
-static void wait_reg(Sacc *t, uint64_t off, uint32_t mask, uint32_t want)
+/* Bounded poll until register @off reads @want. */
+static void chan_wait_reg(Chan *c, uint32_t off, uint32_t want)
 {
     gint64 deadline = g_get_monotonic_time() + WAIT_US;
 
-    while ((rd(t, off) & mask) != want) {
+    while (crd(c, off) != want) {
         g_assert_cmpint(g_get_monotonic_time(), <, deadline);
         g_usleep(100);
     }
+}
+
+static void chan_expect_fault(Chan *c, uint64_t addr, uint32_t info,
+                              uint32_t req_id, uint32_t count)
+{
+    g_assert_cmphex(crd64(c, SACC_REG_FAULT_ADDR), ==, addr);
+    g_assert_cmphex(crd(c, SACC_REG_FAULT_INFO), ==, info);
+    g_assert_cmphex(crd(c, SACC_REG_FAULT_REQ_ID), ==, req_id);
+    g_assert_cmpuint(crd(c, SACC_REG_FAULT_COUNT), ==, count);
 }
 
 static void check_power_on(Sacc *t)
@@ -280,6 +400,7 @@ static void test_registers(void)
         SACC_BAR0_SIZE - 4,
     };
     Sacc t;
+    Chan *ch0 = &t.ch0;
     size_t i;
 
     sacc_start(&t);
@@ -314,7 +435,7 @@ static void test_registers(void)
     g_assert_cmphex(rd(&t, SACC_REG_CTRL), ==, 0);
 
     /* 64-bit registers: LO/HI halves and one 64-bit access */
-    wr64(&t, SACC_REG_SQ_BASE, 0x1122334455667780ull);
+    cwr64(ch0, SACC_REG_SQ_BASE, 0x1122334455667780ull);
     g_assert_cmphex(rd(&t, SACC_REG_SQ_BASE), ==, 0x55667780);
     g_assert_cmphex(rd(&t, SACC_REG_SQ_BASE + 4), ==, 0x11223344);
     g_assert_cmphex(qpci_io_readq(t.dev, t.bar0, SACC_REG_SQ_BASE), ==,
@@ -342,12 +463,12 @@ static void test_registers(void)
     g_assert_cmphex(rd(&t, SACC_DOORBELL_OFFSET), ==, 0);
 
     /* ring registers are read-only while ENABLE=1 */
-    wr64(&t, SACC_REG_SQ_BASE, 0x100000);
-    wr64(&t, SACC_REG_CQ_BASE, 0x200000);
+    cwr64(ch0, SACC_REG_SQ_BASE, 0x100000);
+    cwr64(ch0, SACC_REG_CQ_BASE, 0x200000);
     wr(&t, SACC_REG_CTRL, SACC_CTRL_ENABLE);
     g_assert_cmphex(rd(&t, SACC_REG_CTRL), ==, SACC_CTRL_ENABLE);
     g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
-    wr64(&t, SACC_REG_SQ_BASE, 0x300000);
+    cwr64(ch0, SACC_REG_SQ_BASE, 0x300000);
     qpci_io_writeq(t.dev, t.bar0, SACC_REG_CQ_BASE, 0x400000);
     wr(&t, SACC_REG_SQ_SIZE, 8);
     wr(&t, SACC_REG_CQ_SIZE, 8);
@@ -391,13 +512,14 @@ static void test_enable_validation(void)
         { 0xfffffffffffe0, 4, 0x7ffffff0, 4, SACC_ERR_NONE },
     };
     Sacc t;
+    Chan *ch0 = &t.ch0;
     size_t i;
 
     sacc_start(&t);
     for (i = 0; i < ARRAY_SIZE(tc); i++) {
         uint32_t status = tc[i].err ? SACC_STATUS_ERROR : SACC_STATUS_READY;
 
-        ring_enable(&t, tc[i].sq_base, tc[i].sq_n,
+        ring_enable(ch0, tc[i].sq_base, tc[i].sq_n,
                     tc[i].cq_base, tc[i].cq_n);
         g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, tc[i].err);
         g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, status);
@@ -407,11 +529,11 @@ static void test_enable_validation(void)
     }
 
     /* ENABLE 1->0 then a valid enable recovers from ERROR */
-    ring_enable(&t, 0x100000, 5, 0x200000, 4);
+    ring_enable(ch0, 0x100000, 5, 0x200000, 4);
     g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_ERROR);
     wr(&t, SACC_REG_CTRL, 0);
     g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_ERROR);
-    ring_enable(&t, 0x100000, 8, 0x200000, 4);
+    ring_enable(ch0, 0x100000, 8, 0x200000, 4);
     g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
     sacc_stop(&t);
@@ -420,13 +542,14 @@ static void test_enable_validation(void)
 static void test_doorbell_errors(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
 
     sacc_start(&t);
     wr(&t, SACC_DOORBELL_OFFSET, 0);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_NOT_READY);
     wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
 
-    ring_setup(&t, 4, 8);
+    chan_setup(&t, ch0, 0, 0, 4, 8);
     wr(&t, SACC_DOORBELL_OFFSET, 4);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
     g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
@@ -434,31 +557,32 @@ static void test_doorbell_errors(void)
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
     wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
 
-    ring_setup(&t, 4, 8);
+    chan_setup(&t, ch0, 0, 0, 4, 8);
     wr(&t, SACC_REG_CQ_HEAD, 8);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
     g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
 
     /* the ring still works after the bad values */
-    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 77);
-    ring_doorbell(&t);
-    expect_cqe(&t, 77, SACC_STS_OK, 0);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 77);
+    chan_ring(ch0);
+    chan_expect(ch0, 77, SACC_STS_OK, 0);
     sacc_stop(&t);
 }
 
 static void test_nop(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
     struct sacc_cqe raw;
 
     sacc_start(&t);
-    ring_setup(&t, 4, 4);
+    chan_setup(&t, ch0, 0, 0, 4, 4);
     /* NOP ignores src/dst/length */
-    submit(&t, SACC_OP_NOP, UNMAPPED, UNMAPPED, 12345, 0, 0x1234);
-    ring_doorbell(&t);
-    expect_cqe(&t, 0x1234, SACC_STS_OK, 0);
+    chan_submit(ch0, SACC_OP_NOP, UNMAPPED, UNMAPPED, 12345, 0, 0x1234);
+    chan_ring(ch0);
+    chan_expect(ch0, 0x1234, SACC_STS_OK, 0);
 
-    qtest_memread(t.qts, t.cq, &raw, sizeof(raw));
+    qtest_memread(t.qts, ch0->cq, &raw, sizeof(raw));
     g_assert_cmphex(le16_to_cpu(raw.phase), ==, 1);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, 0);
     g_assert_cmpuint(rd(&t, SACC_REG_IRQ_STATUS), ==, 0);
@@ -476,9 +600,10 @@ static void fill_pattern(uint8_t *buf, size_t len, uint32_t seed)
     }
 }
 
-static void copy_round_trip(Sacc *t, uint16_t op, uint32_t len,
+static void copy_round_trip(Chan *c, uint16_t op, uint32_t len,
                             uint32_t src_off, uint32_t dst_off, uint32_t id)
 {
+    Sacc *t = c->t;
     uint64_t src = guest_alloc(&t->qs->alloc, len + src_off);
     uint64_t dst = guest_alloc(&t->qs->alloc, len + dst_off + 64);
     g_autofree uint8_t *in = g_malloc(len);
@@ -489,10 +614,10 @@ static void copy_round_trip(Sacc *t, uint16_t op, uint32_t len,
     qtest_bufwrite(t->qts, src + src_off, in, len);
     qtest_memset(t->qts, dst, 0xaa, len + dst_off + 64);
 
-    submit(t, op, src + src_off, dst + dst_off, len, 0, id);
-    ring_doorbell(t);
-    expect_cqe(t, id, SACC_STS_OK, len);
-    ack_cq(t);
+    chan_submit(c, op, src + src_off, dst + dst_off, len, 0, id);
+    chan_ring(c);
+    chan_expect(c, id, SACC_STS_OK, len);
+    chan_ack(c);
 
     qtest_bufread(t->qts, dst + dst_off, out, len + 64);
     for (i = 0; i < len; i++) {
@@ -511,15 +636,16 @@ static void copy_round_trip(Sacc *t, uint16_t op, uint32_t len,
 static void test_memcpy_xform(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
 
     sacc_start(&t);
-    ring_setup(&t, 8, 8);
-    copy_round_trip(&t, SACC_OP_MEMCPY, 1, 0, 0, 1);
-    copy_round_trip(&t, SACC_OP_XFORM, 1, 3, 5, 2);
-    copy_round_trip(&t, SACC_OP_MEMCPY, 10000, 100, 4000, 3);
-    copy_round_trip(&t, SACC_OP_XFORM, 10000, 4095, 1, 4);
-    copy_round_trip(&t, SACC_OP_MEMCPY, SACC_MAX_XFER, 0, 0, 5);
-    copy_round_trip(&t, SACC_OP_XFORM, SACC_MAX_XFER, 17, 4001, 6);
+    chan_setup(&t, ch0, 0, 0, 8, 8);
+    copy_round_trip(ch0, SACC_OP_MEMCPY, 1, 0, 0, 1);
+    copy_round_trip(ch0, SACC_OP_XFORM, 1, 3, 5, 2);
+    copy_round_trip(ch0, SACC_OP_MEMCPY, 10000, 100, 4000, 3);
+    copy_round_trip(ch0, SACC_OP_XFORM, 10000, 4095, 1, 4);
+    copy_round_trip(ch0, SACC_OP_MEMCPY, SACC_MAX_XFER, 0, 0, 5);
+    copy_round_trip(ch0, SACC_OP_XFORM, SACC_MAX_XFER, 17, 4001, 6);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, 0);
     sacc_stop(&t);
 }
@@ -527,24 +653,25 @@ static void test_memcpy_xform(void)
 static void test_bad_descriptors(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
     uint64_t buf;
     uint8_t b[16];
 
     sacc_start(&t);
-    ring_setup(&t, 8, 8);
+    chan_setup(&t, ch0, 0, 0, 8, 8);
     buf = guest_alloc(&t.qs->alloc, 4096);
     qtest_memset(t.qts, buf, 0x55, 4096);
 
-    submit(&t, 7, buf, buf + 8, 8, 0, 1);
-    ring_doorbell(&t);
-    expect_cqe(&t, 1, SACC_STS_BAD_OPCODE, 0);
+    chan_submit(ch0, 7, buf, buf + 8, 8, 0, 1);
+    chan_ring(ch0);
+    chan_expect(ch0, 1, SACC_STS_BAD_OPCODE, 0);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_BAD_OPCODE);
 
-    submit(&t, SACC_OP_MEMCPY, buf, buf + 8, 0, 0, 2);
-    submit(&t, SACC_OP_XFORM, buf, buf + 8, SACC_MAX_XFER + 1, 0, 3);
-    ring_doorbell(&t);
-    expect_cqe(&t, 2, SACC_STS_BAD_LENGTH, 0);
-    expect_cqe(&t, 3, SACC_STS_BAD_LENGTH, 0);
+    chan_submit(ch0, SACC_OP_MEMCPY, buf, buf + 8, 0, 0, 2);
+    chan_submit(ch0, SACC_OP_XFORM, buf, buf + 8, SACC_MAX_XFER + 1, 0, 3);
+    chan_ring(ch0);
+    chan_expect(ch0, 2, SACC_STS_BAD_LENGTH, 0);
+    chan_expect(ch0, 3, SACC_STS_BAD_LENGTH, 0);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
 
     /* failing descriptors never set STATUS.ERROR or touch memory */
@@ -555,79 +682,70 @@ static void test_bad_descriptors(void)
     sacc_stop(&t);
 }
 
-static void expect_fault(Sacc *t, uint64_t addr, uint32_t info,
-                         uint32_t req_id, uint32_t count)
-{
-    g_assert_cmphex(qpci_io_readq(t->dev, t->bar0, SACC_REG_FAULT_ADDR),
-                    ==, addr);
-    g_assert_cmphex(rd(t, SACC_REG_FAULT_INFO), ==, info);
-    g_assert_cmphex(rd(t, SACC_REG_FAULT_REQ_ID), ==, req_id);
-    g_assert_cmpuint(rd(t, SACC_REG_FAULT_COUNT), ==, count);
-}
-
 static void test_dma_faults(void)
 {
     const uint32_t dst_w = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
     Sacc t;
+    Chan *ch0 = &t.ch0;
     uint64_t buf;
     uint8_t b[512];
     int i;
 
     sacc_start(&t);
-    ring_setup(&t, 16, 16);
+    chan_setup(&t, ch0, 0, 0, 16, 16);
     buf = guest_alloc(&t.qs->alloc, 8192);
     qtest_memset(t.qts, buf, 0x55, 8192);
     qtest_memset(t.qts, RAM_SIZE - 4096, 0x66, 4096);
 
     /* unmapped source: dst untouched */
-    submit(&t, SACC_OP_MEMCPY, UNMAPPED + 8, buf, 100, 0, 11);
-    ring_doorbell(&t);
-    expect_cqe(&t, 11, SACC_STS_DMA_FAULT, 0);
-    expect_fault(&t, UNMAPPED + 8, SACC_FAULT_SRC_READ, 11, 1);
+    chan_submit(ch0, SACC_OP_MEMCPY, UNMAPPED + 8, buf, 100, 0, 11);
+    chan_ring(ch0);
+    chan_expect(ch0, 11, SACC_STS_DMA_FAULT, 0);
+    chan_expect_fault(ch0, UNMAPPED + 8, SACC_FAULT_SRC_READ, 11, 1);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_DMA);
     g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
 
     /* source faulting on its second page: still no dst byte written */
-    submit(&t, SACC_OP_MEMCPY, RAM_SIZE - 100, buf, 300, 0, 12);
-    ring_doorbell(&t);
-    expect_cqe(&t, 12, SACC_STS_DMA_FAULT, 0);
-    expect_fault(&t, RAM_SIZE, SACC_FAULT_SRC_READ, 12, 2);
+    chan_submit(ch0, SACC_OP_MEMCPY, RAM_SIZE - 100, buf, 300, 0, 12);
+    chan_ring(ch0);
+    chan_expect(ch0, 12, SACC_STS_DMA_FAULT, 0);
+    chan_expect_fault(ch0, RAM_SIZE, SACC_FAULT_SRC_READ, 12, 2);
     qtest_memread(t.qts, buf, b, sizeof(b));
     for (i = 0; i < 300; i++) {
         g_assert_cmphex(b[i], ==, 0x55);
     }
 
     /* destination faulting on its second page: first page written */
-    submit(&t, SACC_OP_XFORM, buf, RAM_SIZE - 100, 300, 0, 13);
-    ring_doorbell(&t);
-    expect_cqe(&t, 13, SACC_STS_DMA_FAULT, 0);
-    expect_fault(&t, RAM_SIZE, dst_w, 13, 3);
+    chan_submit(ch0, SACC_OP_XFORM, buf, RAM_SIZE - 100, 300, 0, 13);
+    chan_ring(ch0);
+    chan_expect(ch0, 13, SACC_STS_DMA_FAULT, 0);
+    chan_expect_fault(ch0, RAM_SIZE, dst_w, 13, 3);
     qtest_memread(t.qts, RAM_SIZE - 100, b, 100);
     for (i = 0; i < 100; i++) {
         g_assert_cmphex(b[i], ==, 0x55 ^ SACC_XFORM_KEY);
     }
 
     /* wrapping past 2^64 faults at the start address */
-    submit(&t, SACC_OP_MEMCPY, UINT64_MAX - 10, buf, 100, 0, 14);
-    ring_doorbell(&t);
-    expect_cqe(&t, 14, SACC_STS_DMA_FAULT, 0);
-    expect_fault(&t, UINT64_MAX - 10, SACC_FAULT_SRC_READ, 14, 4);
-    submit(&t, SACC_OP_MEMCPY, buf, UINT64_MAX - 4095, 8192, 0, 15);
-    ring_doorbell(&t);
-    expect_cqe(&t, 15, SACC_STS_DMA_FAULT, 0);
-    expect_fault(&t, UINT64_MAX - 4095, dst_w, 15, 5);
+    chan_submit(ch0, SACC_OP_MEMCPY, UINT64_MAX - 10, buf, 100, 0, 14);
+    chan_ring(ch0);
+    chan_expect(ch0, 14, SACC_STS_DMA_FAULT, 0);
+    chan_expect_fault(ch0, UINT64_MAX - 10, SACC_FAULT_SRC_READ, 14, 4);
+    chan_submit(ch0, SACC_OP_MEMCPY, buf, UINT64_MAX - 4095, 8192, 0, 15);
+    chan_ring(ch0);
+    chan_expect(ch0, 15, SACC_STS_DMA_FAULT, 0);
+    chan_expect_fault(ch0, UINT64_MAX - 4095, dst_w, 15, 5);
 
     /* DMA into the device's own BAR is refused, not recursed into */
-    submit(&t, SACC_OP_MEMCPY, buf, t.bar0.addr + SACC_DOORBELL_OFFSET, 4,
-           0, 16);
-    ring_doorbell(&t);
-    expect_cqe(&t, 16, SACC_STS_DMA_FAULT, 0);
-    expect_fault(&t, t.bar0.addr + SACC_DOORBELL_OFFSET, dst_w, 16, 6);
+    chan_submit(ch0, SACC_OP_MEMCPY, buf,
+                t.bar0.addr + SACC_DOORBELL_OFFSET, 4, 0, 16);
+    chan_ring(ch0);
+    chan_expect(ch0, 16, SACC_STS_DMA_FAULT, 0);
+    chan_expect_fault(ch0, t.bar0.addr + SACC_DOORBELL_OFFSET, dst_w, 16, 6);
 
     /* a good one still works and the error state is unchanged */
-    submit(&t, SACC_OP_MEMCPY, buf, buf + 4096, 64, 0, 17);
-    ring_doorbell(&t);
-    expect_cqe(&t, 17, SACC_STS_OK, 64);
+    chan_submit(ch0, SACC_OP_MEMCPY, buf, buf + 4096, 64, 0, 17);
+    chan_ring(ch0);
+    chan_expect(ch0, 17, SACC_STS_OK, 64);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_DMA);
     g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
     g_assert_cmpuint(rd(&t, SACC_REG_IRQ_STATUS), ==, 0);
@@ -637,17 +755,17 @@ static void test_dma_faults(void)
 static void test_ring_faults(void)
 {
     Sacc t;
-    uint64_t sq;
+    Chan *ch0 = &t.ch0;
 
     /* descriptor fetch fault */
     sacc_start(&t);
-    ring_enable(&t, UNMAPPED, 4, 0x100000, 4);
+    ring_enable(ch0, UNMAPPED, 4, 0x100000, 4);
     g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
     wr(&t, SACC_DOORBELL_OFFSET, 2);
-    wait_reg(&t, SACC_REG_STATUS, ~0u, SACC_STATUS_ERROR);
+    chan_wait_reg(ch0, SACC_REG_STATUS, SACC_STATUS_ERROR);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_DMA);
     g_assert_cmphex(rd(&t, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_FATAL);
-    expect_fault(&t, UNMAPPED, SACC_FAULT_DESC_FETCH, 0, 1);
+    chan_expect_fault(ch0, UNMAPPED, SACC_FAULT_DESC_FETCH, 0, 1);
     /* nothing more is processed; the doorbell now says not ready */
     wr(&t, SACC_DOORBELL_OFFSET, 3);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_NOT_READY);
@@ -657,55 +775,54 @@ static void test_ring_faults(void)
 
     /* completion write fault */
     sacc_start(&t);
-    ring_setup(&t, 4, 4);
-    sq = t.sq;
+    chan_setup(&t, ch0, 0, 0, 4, 4);
     wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
-    ring_enable(&t, sq, 4, UNMAPPED + 0x40, 4);
-    t.sq_tail = 0;
-    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 0xabcd);
-    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 0xabce);
-    ring_doorbell(&t);
-    wait_reg(&t, SACC_REG_STATUS, ~0u, SACC_STATUS_ERROR);
+    ring_enable(ch0, ch0->sq, 4, UNMAPPED + 0x40, 4);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 0xabcd);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 0xabce);
+    chan_ring(ch0);
+    chan_wait_reg(ch0, SACC_REG_STATUS, SACC_STATUS_ERROR);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_DMA);
     g_assert_cmphex(rd(&t, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_FATAL);
-    expect_fault(&t, UNMAPPED + 0x40,
-                 SACC_FAULT_CQ_WRITE | SACC_FAULT_IS_WRITE, 0xabcd, 1);
+    chan_expect_fault(ch0, UNMAPPED + 0x40,
+                      SACC_FAULT_CQ_WRITE | SACC_FAULT_IS_WRITE, 0xabcd, 1);
     /* RESET recovers */
     wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
     check_power_on(&t);
-    ring_setup(&t, 4, 4);
-    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 5);
-    ring_doorbell(&t);
-    expect_cqe(&t, 5, SACC_STS_OK, 0);
+    chan_setup(&t, ch0, 0, 0, 4, 4);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 5);
+    chan_ring(ch0);
+    chan_expect(ch0, 5, SACC_STS_OK, 0);
     sacc_stop(&t);
 }
 
 static void test_phase_laps(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
     struct sacc_cqe raw;
     uint32_t id = 0;
     int batch, i;
 
     sacc_start(&t);
-    ring_setup(&t, 4, 4);
+    chan_setup(&t, ch0, 0, 0, 4, 4);
     /* 3 laps of the CQ in batches of 1..3, checking the raw phase */
     for (batch = 0; batch < 8; batch++) {
         int n = batch % 3 + 1;
 
         for (i = 0; i < n; i++) {
-            submit(&t, SACC_OP_NOP, 0, 0, 0, 0, id + i);
+            chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, id + i);
         }
-        ring_doorbell(&t);
+        chan_ring(ch0);
         for (i = 0; i < n; i++) {
-            uint16_t want = t.phase;
-            uint64_t slot = t.cq + t.cq_head * sizeof(raw);
+            uint16_t want = ch0->phase;
+            uint64_t slot = ch0->cq + ch0->cq_head * sizeof(raw);
 
-            expect_cqe(&t, id++, SACC_STS_OK, 0);
+            chan_expect(ch0, id++, SACC_STS_OK, 0);
             qtest_memread(t.qts, slot, &raw, sizeof(raw));
             g_assert_cmphex(le16_to_cpu(raw.phase), ==, want);
         }
-        ack_cq(&t);
+        chan_ack(ch0);
     }
     g_assert_cmpuint(id, >, 3 * 4);
     sacc_stop(&t);
@@ -714,40 +831,53 @@ static void test_phase_laps(void)
 static void test_cq_full(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
     struct sacc_cqe cqe;
     int i;
 
     sacc_start(&t);
-    ring_setup(&t, 8, 4);
+    chan_setup(&t, ch0, 0, 0, 8, 4);
     for (i = 0; i < 6; i++) {
-        submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 100 + i);
+        chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 100 + i);
     }
-    ring_doorbell(&t);
+    chan_ring(ch0);
 
     /* only CQ_SIZE - 1 completions are posted */
     for (i = 0; i < 3; i++) {
-        expect_cqe(&t, 100 + i, SACC_STS_OK, 0);
+        chan_expect(ch0, 100 + i, SACC_STS_OK, 0);
     }
-    g_assert_false(wait_cqe(&t, &cqe, G_USEC_PER_SEC / 5));
+    g_assert_false(chan_wait_cqe(ch0, &cqe, G_USEC_PER_SEC / 5));
     g_assert_cmphex(rd(&t, SACC_REG_STATUS), ==, SACC_STATUS_READY);
 
     /* freeing space resumes, in ring order */
-    ack_cq(&t);
+    chan_ack(ch0);
     for (i = 3; i < 6; i++) {
-        expect_cqe(&t, 100 + i, SACC_STS_OK, 0);
+        chan_expect(ch0, 100 + i, SACC_STS_OK, 0);
     }
-    ack_cq(&t);
-    g_assert_false(wait_cqe(&t, &cqe, G_USEC_PER_SEC / 20));
+    chan_ack(ch0);
+    g_assert_false(chan_wait_cqe(ch0, &cqe, G_USEC_PER_SEC / 20));
     sacc_stop(&t);
+}
+
+/* Bounded poll for an MSI-X message: the data word at @msg, 0 if none */
+static uint32_t wait_msg(Sacc *t, uint64_t msg)
+{
+    gint64 deadline = g_get_monotonic_time() + WAIT_US;
+    uint32_t data;
+
+    while ((data = qtest_readl(t->qts, msg)) == 0 &&
+           g_get_monotonic_time() < deadline) {
+        g_usleep(100);
+    }
+    return data;
 }
 
 static void test_msix(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
     uint64_t msg;
     uint64_t tbl;
-    uint32_t data = 0;
-    gint64 deadline;
 
     sacc_start(&t);
     qpci_msix_enable(t.dev);
@@ -762,18 +892,18 @@ static void test_msix(void)
                    tbl + PCI_MSIX_ENTRY_DATA, 0x5acc);
     g_assert_true(qpci_msix_masked(t.dev, 0));
 
-    ring_setup(&t, 4, 4);
+    chan_setup(&t, ch0, 0, 0, 4, 4);
     /* no IRQ flag: nothing */
-    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 1);
-    ring_doorbell(&t);
-    expect_cqe(&t, 1, SACC_STS_OK, 0);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 1);
+    chan_ring(ch0);
+    chan_expect(ch0, 1, SACC_STS_OK, 0);
     g_assert_cmphex(rd(&t, SACC_REG_IRQ_STATUS), ==, 0);
     g_assert_false(qpci_msix_pending(t.dev, 0));
 
     /* masked vector: IRQ_STATUS set, PBA pending, no message */
-    submit(&t, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ, 2);
-    ring_doorbell(&t);
-    expect_cqe(&t, 2, SACC_STS_OK, 0);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ, 2);
+    chan_ring(ch0);
+    chan_expect(ch0, 2, SACC_STS_OK, 0);
     g_assert_cmphex(rd(&t, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_COMPLETION);
     g_assert_true(qpci_msix_pending(t.dev, 0));
     g_assert_cmphex(qtest_readl(t.qts, msg), ==, 0);
@@ -784,15 +914,10 @@ static void test_msix(void)
     qpci_io_writel(t.dev, t.dev->msix_table_bar,
                    tbl + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
     qtest_writel(t.qts, msg, 0);
-    submit(&t, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ, 3);
-    ring_doorbell(&t);
-    expect_cqe(&t, 3, SACC_STS_OK, 0);
-    deadline = g_get_monotonic_time() + WAIT_US;
-    while ((data = qtest_readl(t.qts, msg)) == 0 &&
-           g_get_monotonic_time() < deadline) {
-        g_usleep(100);
-    }
-    g_assert_cmphex(data, ==, 0x5acc);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ, 3);
+    chan_ring(ch0);
+    chan_expect(ch0, 3, SACC_STS_OK, 0);
+    g_assert_cmphex(wait_msg(&t, msg), ==, 0x5acc);
     g_assert_cmphex(rd(&t, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_COMPLETION);
     sacc_stop(&t);
 }
@@ -800,23 +925,42 @@ static void test_msix(void)
 /* Put the device into a thoroughly non-power-on state. */
 static void make_dirty(Sacc *t)
 {
-    ring_setup(t, 8, 8);
+    Chan *ch0 = &t->ch0;
+
+    chan_setup(t, ch0, 0, 0, 8, 8);
     wr(t, SACC_REG_SCRATCH, 0x5a5a5a5a);
-    submit(t, SACC_OP_MEMCPY, UNMAPPED, UNMAPPED, 8, SACC_DESC_F_IRQ, 9);
-    ring_doorbell(t);
-    expect_cqe(t, 9, SACC_STS_DMA_FAULT, 0);
+    chan_submit(ch0, SACC_OP_MEMCPY, UNMAPPED, UNMAPPED, 8, SACC_DESC_F_IRQ,
+                9);
+    chan_ring(ch0);
+    chan_expect(ch0, 9, SACC_STS_DMA_FAULT, 0);
     g_assert_cmpuint(rd(t, SACC_REG_FAULT_COUNT), ==, 1);
     g_assert_cmpuint(rd(t, SACC_REG_IRQ_STATUS), ==, SACC_IRQ_COMPLETION);
+}
+
+/* Function level reset through the PCIe capability at @exp. */
+static void sacc_flr(Sacc *t, uint8_t exp)
+{
+    qpci_config_writew(t->dev, exp + PCI_EXP_DEVCTL,
+                       qpci_config_readw(t->dev, exp + PCI_EXP_DEVCTL) |
+                       PCI_EXP_DEVCTL_BCR_FLR);
+}
+
+/* FLR, or bus mastering off, cleared the BARs and the command register */
+static void sacc_remap(Sacc *t)
+{
+    qpci_device_enable(t->dev);
+    t->bar0 = qpci_iomap(t->dev, SACC_BAR_REGS, NULL);
+    t->bar2 = qpci_iomap(t->dev, SACC_BAR_CHAN, NULL);
 }
 
 static void test_reset(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
     uint64_t buf, snap;
     g_autofree uint8_t *before = NULL;
     g_autofree uint8_t *after = NULL;
     uint8_t exp, msix;
-    uint16_t devctl;
     int i;
 
     sacc_start(&t);
@@ -825,30 +969,28 @@ static void test_reset(void)
     check_power_on(&t);
 
     /* RESET in the middle of a long batch: no DMA after it returns */
-    ring_setup(&t, 64, 64);
+    chan_setup(&t, ch0, 0, 0, 64, 64);
     buf = guest_alloc(&t.qs->alloc, 2 * SACC_MAX_XFER);
     for (i = 0; i < 63; i++) {
-        submit(&t, SACC_OP_MEMCPY, buf, buf + SACC_MAX_XFER,
-               SACC_MAX_XFER, 0, i);
+        chan_submit(ch0, SACC_OP_MEMCPY, buf, buf + SACC_MAX_XFER,
+                    SACC_MAX_XFER, 0, i);
     }
-    ring_doorbell(&t);
+    chan_ring(ch0);
     wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
     check_power_on(&t);
     snap = 64 * sizeof(struct sacc_cqe);
     before = g_malloc(snap);
     after = g_malloc(snap);
-    qtest_memread(t.qts, t.cq, before, snap);
+    qtest_memread(t.qts, ch0->cq, before, snap);
     g_usleep(G_USEC_PER_SEC / 5);
-    qtest_memread(t.qts, t.cq, after, snap);
+    qtest_memread(t.qts, ch0->cq, after, snap);
     g_assert_cmpmem(before, snap, after, snap);
 
     /* FLR: registers and MSI-X state back to power-on */
     qpci_msix_enable(t.dev);
     make_dirty(&t);
     exp = qpci_find_capability(t.dev, PCI_CAP_ID_EXP, 0);
-    devctl = qpci_config_readw(t.dev, exp + PCI_EXP_DEVCTL);
-    qpci_config_writew(t.dev, exp + PCI_EXP_DEVCTL,
-                       devctl | PCI_EXP_DEVCTL_BCR_FLR);
+    sacc_flr(&t, exp);
     g_assert_cmphex(qpci_config_readw(t.dev, exp + PCI_EXP_DEVCTL) &
                     PCI_EXP_DEVCTL_BCR_FLR, ==, 0);
     msix = qpci_find_capability(t.dev, PCI_CAP_ID_MSIX, 0);
@@ -884,6 +1026,7 @@ static void test_garbage(void)
     };
     const uint64_t area_len = 4 * SACC_MAX_XFER;
     Sacc t;
+    Chan *ch0 = &t.ch0;
     uint64_t seed = 0x5acc5acc12345678ull;
     uint64_t area, off, v, sq, cq;
     g_autofree uint8_t *junk = g_malloc(64 * 1024);
@@ -947,7 +1090,7 @@ static void test_garbage(void)
             if (rnd(&seed) % 8 == 0) {
                 cq = rnd(&seed);
             }
-            ring_enable(&t, sq, 1u << (rnd(&seed) % 18), cq,
+            ring_enable(ch0, sq, 1u << (rnd(&seed) % 18), cq,
                         1u << (rnd(&seed) % 18));
             break;
         case 2:
@@ -993,46 +1136,14 @@ static void test_garbage(void)
     g_assert_cmphex(rd(&t, SACC_REG_MAGIC), ==, SACC_MAGIC);
     wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
     check_power_on(&t);
-    ring_setup(&t, 4, 4);
-    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 42);
-    ring_doorbell(&t);
-    expect_cqe(&t, 42, SACC_STS_OK, 0);
+    chan_setup(&t, ch0, 0, 0, 4, 4);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 42);
+    chan_ring(ch0);
+    chan_expect(ch0, 42, SACC_STS_OK, 0);
     sacc_stop(&t);
 }
 
 /* ---- v0.3: channels through their BAR2 blocks ---- */
-
-/* One v0.3 channel, driven through its BAR2 block. */
-typedef struct {
-    Sacc *t;
-    uint32_t id;
-    uint32_t mode;
-    uint64_t sq, cq, put;
-    uint32_t sq_n, cq_n;
-    uint32_t sq_tail, cq_head;
-    uint16_t phase;
-} Chan;
-
-static uint32_t crd(Chan *c, uint32_t off)
-{
-    return qpci_io_readl(c->t->dev, c->t->bar2, SACC_CHAN_BLOCK(c->id) + off);
-}
-
-static uint64_t crd64(Chan *c, uint32_t off)
-{
-    return qpci_io_readq(c->t->dev, c->t->bar2, SACC_CHAN_BLOCK(c->id) + off);
-}
-
-static void cwr(Chan *c, uint32_t off, uint32_t val)
-{
-    qpci_io_writel(c->t->dev, c->t->bar2, SACC_CHAN_BLOCK(c->id) + off, val);
-}
-
-static void cwr64(Chan *c, uint32_t off, uint64_t val)
-{
-    cwr(c, off, val);
-    cwr(c, off + 4, val >> 32);
-}
 
 static uint32_t drd(Sacc *t, uint32_t off)
 {
@@ -1042,147 +1153,6 @@ static uint32_t drd(Sacc *t, uint32_t off)
 static uint64_t dev_clock(Sacc *t)
 {
     return qpci_io_readq(t->dev, t->bar2, SACC_DEV_CLOCK);
-}
-
-/* Allocate (and zero) channel @id's rings and PUT word; no registers. */
-static void chan_init(Sacc *t, Chan *c, uint32_t id, uint32_t mode,
-                      uint32_t sq_n, uint32_t cq_n)
-{
-    memset(c, 0, sizeof(*c));
-    c->t = t;
-    c->id = id;
-    c->mode = mode;
-    c->sq_n = sq_n;
-    c->cq_n = cq_n;
-    c->sq = guest_alloc(&t->qs->alloc, sq_n * sizeof(struct sacc_desc));
-    c->cq = guest_alloc(&t->qs->alloc, cq_n * sizeof(struct sacc_cqe));
-    qtest_memset(t->qts, c->sq, 0, sq_n * sizeof(struct sacc_desc));
-    qtest_memset(t->qts, c->cq, 0, cq_n * sizeof(struct sacc_cqe));
-    c->put = guest_alloc(&t->qs->alloc, 8);
-    qtest_memset(t->qts, c->put, 0, 8);
-    c->phase = 1;
-}
-
-/* Program MODE, PUT_ADDR and the rings from *c and set ENABLE. */
-static void chan_enable(Chan *c)
-{
-    cwr(c, SACC_REG_MODE, c->mode);
-    cwr64(c, SACC_REG_PUT_ADDR, c->put);
-    cwr64(c, SACC_REG_SQ_BASE, c->sq);
-    cwr(c, SACC_REG_SQ_SIZE, c->sq_n);
-    cwr64(c, SACC_REG_CQ_BASE, c->cq);
-    cwr(c, SACC_REG_CQ_SIZE, c->cq_n);
-    cwr(c, SACC_REG_CTRL, SACC_CTRL_ENABLE);
-}
-
-static void chan_setup(Sacc *t, Chan *c, uint32_t id, uint32_t mode,
-                       uint32_t sq_n, uint32_t cq_n)
-{
-    chan_init(t, c, id, mode, sq_n, cq_n);
-    chan_enable(c);
-    g_assert_cmphex(crd(c, SACC_REG_STATUS), ==, SACC_STATUS_READY);
-}
-
-static void chan_put_slot(Chan *c, const void *slot)
-{
-    qtest_memwrite(c->t->qts, c->sq + c->sq_tail * sizeof(struct sacc_desc),
-                   slot, sizeof(struct sacc_desc));
-    c->sq_tail = (c->sq_tail + 1) % c->sq_n;
-}
-
-static void chan_submit(Chan *c, uint16_t op, uint64_t src, uint64_t dst,
-                        uint32_t len, uint16_t flags, uint32_t req_id)
-{
-    struct sacc_desc d = {
-        .src = cpu_to_le64(src),
-        .dst = cpu_to_le64(dst),
-        .length = cpu_to_le32(len),
-        .opcode = cpu_to_le16(op),
-        .flags = cpu_to_le16(flags),
-        .req_id = cpu_to_le32(req_id),
-    };
-
-    chan_put_slot(c, &d);
-}
-
-/*
- * A WRITE_INLINE descriptor saying @len, followed by @slots payload
- * slots holding @data (the rest of the last slot is junk the device must
- * ignore).  A driver following the spec passes SACC_INLINE_SLOTS(len).
- */
-static void chan_inline(Chan *c, uint64_t dst, uint32_t len,
-                        const uint8_t *data, uint32_t slots, uint32_t req_id)
-{
-    uint8_t slot[sizeof(struct sacc_desc)];
-    uint32_t i, n;
-
-    chan_submit(c, SACC_OP_WRITE_INLINE, 0, dst, len, 0, req_id);
-    for (i = 0; i < slots; i++) {
-        memset(slot, 0xee, sizeof(slot));
-        n = i * sizeof(slot) < len ? MIN(len - i * sizeof(slot), sizeof(slot))
-                                   : 0;
-        if (data && n) {
-            memcpy(slot, data + i * sizeof(slot), n);
-        }
-        chan_put_slot(c, slot);
-    }
-}
-
-/* The channel's doorbell: the tail, or the PUT word and the token. */
-static void chan_ring(Chan *c)
-{
-    if (c->mode & SACC_MODE_TOKEN) {
-        qtest_writel(c->t->qts, c->put, c->sq_tail);
-        wr(c->t, SACC_DOORBELL_TOKEN, c->id);
-    } else {
-        wr(c->t, SACC_DOORBELL(c->id), c->sq_tail);
-    }
-}
-
-static bool chan_wait_cqe(Chan *c, struct sacc_cqe *cqe, gint64 timeout_us)
-{
-    return cq_poll(c->t->qts, c->cq, c->cq_n, &c->cq_head, &c->phase, cqe,
-                   timeout_us);
-}
-
-/* The next completion must be this one; word 8 is 0 without MODE.V3. */
-static struct sacc_cqe chan_expect(Chan *c, uint32_t req_id, uint16_t status,
-                                   uint32_t result_len)
-{
-    struct sacc_cqe cqe;
-
-    g_assert_true(chan_wait_cqe(c, &cqe, WAIT_US));
-    g_assert_cmphex(cqe.req_id, ==, req_id);
-    g_assert_cmpuint(cqe.status, ==, status);
-    g_assert_cmpuint(cqe.result_len, ==, result_len);
-    if (!(c->mode & SACC_MODE_V3)) {
-        g_assert_cmpuint(cqe.engine_ns, ==, 0);
-    }
-    return cqe;
-}
-
-static void chan_ack(Chan *c)
-{
-    cwr(c, SACC_REG_CQ_HEAD, c->cq_head);
-}
-
-static void chan_wait_reg(Chan *c, uint32_t off, uint32_t want)
-{
-    gint64 deadline = g_get_monotonic_time() + WAIT_US;
-
-    while (crd(c, off) != want) {
-        g_assert_cmpint(g_get_monotonic_time(), <, deadline);
-        g_usleep(100);
-    }
-}
-
-static void chan_expect_fault(Chan *c, uint64_t addr, uint32_t info,
-                              uint32_t req_id, uint32_t count)
-{
-    g_assert_cmphex(crd64(c, SACC_REG_FAULT_ADDR), ==, addr);
-    g_assert_cmphex(crd(c, SACC_REG_FAULT_INFO), ==, info);
-    g_assert_cmphex(crd(c, SACC_REG_FAULT_REQ_ID), ==, req_id);
-    g_assert_cmpuint(crd(c, SACC_REG_FAULT_COUNT), ==, count);
 }
 
 /* Valid (first-lap) entries in a copy of a zeroed CQ. */
@@ -1199,6 +1169,7 @@ static uint32_t cq_valid(const struct sacc_cqe *cq, uint32_t n)
 static void test_v3_registers(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
     Chan c, c3;
     uint64_t t0, t1;
     uint32_t k;
@@ -1228,7 +1199,7 @@ static void test_v3_registers(void)
 
     /* BAR0 page 0 and block 0 are two windows on channel 0 */
     c = (Chan) { .t = &t, .id = 0 };
-    wr64(&t, SACC_REG_SQ_BASE, 0x1234567800ull);
+    cwr64(ch0, SACC_REG_SQ_BASE, 0x1234567800ull);
     g_assert_cmphex(crd64(&c, SACC_REG_SQ_BASE), ==, 0x1234567800ull);
     cwr(&c, SACC_REG_CQ_SIZE, 16);
     g_assert_cmpuint(rd(&t, SACC_REG_CQ_SIZE), ==, 16);
@@ -1332,13 +1303,14 @@ static void test_v3_registers(void)
 static void test_v3_channel0(void)
 {
     Sacc t;
-    Chan a, b, c0;
+    Chan *ch0 = &t.ch0;
+    Chan a, b, blk0;
     uint64_t buf;
     struct sacc_cqe cqe;
     int i;
 
     sacc_start(&t);
-    ring_setup(&t, 8, 8);
+    chan_setup(&t, ch0, 0, 0, 8, 8);
     chan_setup(&t, &a, 1, SACC_MODE_V3 | SACC_MODE_TOKEN, 8, 8);
     chan_setup(&t, &b, 7, SACC_MODE_V3, 8, 8);
     buf = guest_alloc(&t.qs->alloc, 8192);
@@ -1346,30 +1318,30 @@ static void test_v3_channel0(void)
 
     /* interleaved work: everyone completes, channel 0 in v0.2 format */
     for (i = 0; i < 3; i++) {
-        submit(&t, SACC_OP_MEMCPY, buf, buf + 4096, 1024, 0, 10 + i);
+        chan_submit(ch0, SACC_OP_MEMCPY, buf, buf + 4096, 1024, 0, 10 + i);
         chan_submit(&a, SACC_OP_TIMESTAMP, 0, buf + 6000 + 8 * i, 0, 0,
                     20 + i);
         chan_submit(&b, SACC_OP_MEMCPY, buf, buf + 4096, 1024, 0, 30 + i);
     }
-    ring_doorbell(&t);
+    chan_ring(ch0);
     chan_ring(&a);
     chan_ring(&b);
     for (i = 0; i < 3; i++) {
-        expect_cqe(&t, 10 + i, SACC_STS_OK, 1024); /* reserved == 0 */
+        chan_expect(ch0, 10 + i, SACC_STS_OK, 1024); /* reserved == 0 */
         chan_expect(&a, 20 + i, SACC_STS_OK, 8);
         cqe = chan_expect(&b, 30 + i, SACC_STS_OK, 1024);
         g_assert_cmpuint(cqe.engine_ns, >, 0);
     }
-    ack_cq(&t);
+    chan_ack(ch0);
 
     /* v0.3 opcodes are unknown opcodes on a MODE 0 channel */
-    submit(&t, SACC_OP_WRITE_INLINE, buf, buf + 4096, 64, 0, 40);
-    submit(&t, SACC_OP_TIMESTAMP, buf, buf + 4096, 64, 0, 41);
-    ring_doorbell(&t);
-    expect_cqe(&t, 40, SACC_STS_BAD_OPCODE, 0);
-    expect_cqe(&t, 41, SACC_STS_BAD_OPCODE, 0);
+    chan_submit(ch0, SACC_OP_WRITE_INLINE, buf, buf + 4096, 64, 0, 40);
+    chan_submit(ch0, SACC_OP_TIMESTAMP, buf, buf + 4096, 64, 0, 41);
+    chan_ring(ch0);
+    chan_expect(ch0, 40, SACC_STS_BAD_OPCODE, 0);
+    chan_expect(ch0, 41, SACC_STS_BAD_OPCODE, 0);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, SACC_ERR_BAD_OPCODE);
-    ack_cq(&t);
+    chan_ack(ch0);
 
     /* other channels' errors and faults stay on those channels */
     chan_submit(&b, SACC_OP_MEMCPY, UNMAPPED, buf, 8, 0, 50);
@@ -1388,13 +1360,13 @@ static void test_v3_channel0(void)
     g_assert_cmpuint(crd(&a, SACC_REG_ERR_CODE), ==, SACC_ERR_INVALID);
 
     /* block 0 shows channel 0 as page 0 does, MODE 0 */
-    c0 = (Chan) { .t = &t, .id = 0 };
-    g_assert_cmphex(crd(&c0, SACC_REG_MODE), ==, 0);
-    g_assert_cmphex(crd64(&c0, SACC_REG_SQ_BASE), ==, t.sq);
-    g_assert_cmpuint(crd(&c0, SACC_REG_ERR_CODE), ==, SACC_ERR_BAD_OPCODE);
-    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 60);
-    ring_doorbell(&t);
-    expect_cqe(&t, 60, SACC_STS_OK, 0);
+    blk0 = (Chan) { .t = &t, .id = 0 };
+    g_assert_cmphex(crd(&blk0, SACC_REG_MODE), ==, 0);
+    g_assert_cmphex(crd64(&blk0, SACC_REG_SQ_BASE), ==, ch0->sq);
+    g_assert_cmpuint(crd(&blk0, SACC_REG_ERR_CODE), ==, SACC_ERR_BAD_OPCODE);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 60);
+    chan_ring(ch0);
+    chan_expect(ch0, 60, SACC_STS_OK, 0);
     sacc_stop(&t);
 }
 
@@ -1402,12 +1374,13 @@ static void test_v3_channel0(void)
 static void test_v3_isolation(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
     Chan a, b, c, d;
     uint64_t buf;
     int i;
 
     sacc_start(&t);
-    ring_setup(&t, 4, 4);
+    chan_setup(&t, ch0, 0, 0, 4, 4);
     chan_setup(&t, &a, 1, SACC_MODE_V3, 4, 4);
     chan_init(&t, &b, 2, 0, 4, 4);
     b.sq = UNMAPPED;
@@ -1437,19 +1410,19 @@ static void test_v3_isolation(void)
     g_assert_cmpuint(rd(&t, SACC_REG_FAULT_COUNT), ==, 0);
     g_assert_cmpuint(rd(&t, SACC_REG_IRQ_STATUS), ==, 0);
     for (i = 0; i < 3; i++) {
-        submit(&t, SACC_OP_NOP, 0, 0, 0, 0, i);
+        chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, i);
         chan_submit(&a, SACC_OP_NOP, 0, 0, 0, 0, 0xa0 + i);
         chan_submit(&c, SACC_OP_MEMCPY, buf, buf + 2048, 64, 0, 0xc0 + i);
     }
-    ring_doorbell(&t);
+    chan_ring(ch0);
     chan_ring(&a);
     chan_ring(&c);
     for (i = 0; i < 3; i++) {
-        expect_cqe(&t, i, SACC_STS_OK, 0);
+        chan_expect(ch0, i, SACC_STS_OK, 0);
         chan_expect(&a, 0xa0 + i, SACC_STS_OK, 0);
         chan_expect(&c, 0xc0 + i, SACC_STS_OK, 64);
     }
-    ack_cq(&t);
+    chan_ack(ch0);
     chan_ack(&a);
     chan_ack(&c);
     g_assert_cmpuint(crd(&a, SACC_REG_ERR_CODE), ==, 0);
@@ -1627,11 +1600,12 @@ static void test_v3_token(void)
 static void test_v3_token_put_fault(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
     Chan a, b;
     struct sacc_cqe cqe;
 
     sacc_start(&t);
-    ring_setup(&t, 4, 4);
+    chan_setup(&t, ch0, 0, 0, 4, 4);
     chan_init(&t, &a, 1, SACC_MODE_TOKEN | SACC_MODE_V3, 8, 8);
     a.put = UNMAPPED + 4;
     chan_enable(&a);
@@ -1652,9 +1626,9 @@ static void test_v3_token_put_fault(void)
     chan_submit(&b, SACC_OP_NOP, 0, 0, 0, 0, 2);
     chan_ring(&b);
     chan_expect(&b, 2, SACC_STS_OK, 0);
-    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 3);
-    ring_doorbell(&t);
-    expect_cqe(&t, 3, SACC_STS_OK, 0);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 3);
+    chan_ring(ch0);
+    chan_expect(ch0, 3, SACC_STS_OK, 0);
     g_assert_cmpuint(rd(&t, SACC_REG_FAULT_COUNT), ==, 0);
     g_assert_cmpuint(crd(&b, SACC_REG_FAULT_COUNT), ==, 0);
     sacc_stop(&t);
@@ -2002,22 +1976,11 @@ static void msix_vector(Sacc *t, int v, uint64_t msg, uint32_t data)
                    e + PCI_MSIX_ENTRY_VECTOR_CTRL, 0);
 }
 
-static uint32_t wait_msg(Sacc *t, uint64_t msg)
-{
-    gint64 deadline = g_get_monotonic_time() + WAIT_US;
-    uint32_t data;
-
-    while ((data = qtest_readl(t->qts, msg)) == 0 &&
-           g_get_monotonic_time() < deadline) {
-        g_usleep(100);
-    }
-    return data;
-}
-
 /* One MSI-X vector per channel: vector k is channel k's. */
 static void test_v3_msix(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
     Chan a, f;
     uint64_t msg;
 
@@ -2028,7 +1991,7 @@ static void test_v3_msix(void)
     msix_vector(&t, 0, msg, 0x5ac0);
     msix_vector(&t, 1, msg + 4, 0x5ac1);
     msix_vector(&t, 5, msg + 8, 0x5ac5);
-    ring_setup(&t, 4, 4);
+    chan_setup(&t, ch0, 0, 0, 4, 4);
     chan_setup(&t, &a, 1, SACC_MODE_V3, 4, 4);
 
     chan_submit(&a, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ, 1);
@@ -2041,9 +2004,9 @@ static void test_v3_msix(void)
     g_assert_cmphex(qpci_io_readq(t.dev, t.bar2, SACC_DEV_IRQ_PENDING), ==,
                     1u << 1);
 
-    submit(&t, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ, 2);
-    ring_doorbell(&t);
-    expect_cqe(&t, 2, SACC_STS_OK, 0);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, SACC_DESC_F_IRQ, 2);
+    chan_ring(ch0);
+    chan_expect(ch0, 2, SACC_STS_OK, 0);
     g_assert_cmphex(wait_msg(&t, msg), ==, 0x5ac0);
     g_assert_cmphex(qpci_io_readq(t.dev, t.bar2, SACC_DEV_IRQ_PENDING), ==,
                     (1u << 1) | 1);
@@ -2245,11 +2208,12 @@ static void copy_cases_run(const char *props, GByteArray **mem,
     const uint64_t edge = RAM_SIZE - COPY_AREA;
     g_autofree uint8_t *init = g_malloc(COPY_AREA);
     Sacc t;
+    Chan *ch0 = &t.ch0;
     uint64_t area;
     size_t i;
 
     sacc_start_props(&t, props);
-    ring_setup(&t, 4, 4);
+    chan_setup(&t, ch0, 0, 0, 4, 4);
     area = guest_alloc(&t.qs->alloc, COPY_AREA);
     fill_pattern(init, COPY_AREA, 77);
     for (i = 0; i < ARRAY_SIZE(copy_cases); i++) {
@@ -2260,10 +2224,10 @@ static void copy_cases_run(const char *props, GByteArray **mem,
 
         qtest_bufwrite(t.qts, area, init, COPY_AREA);
         qtest_bufwrite(t.qts, edge, init, COPY_AREA);
-        submit(&t, c->op, src, dst, c->len, 0, 100 + i);
-        ring_doorbell(&t);
-        g_assert_true(wait_cqe(&t, &cqe, WAIT_US));
-        ack_cq(&t);
+        chan_submit(ch0, c->op, src, dst, c->len, 0, 100 + i);
+        chan_ring(ch0);
+        g_assert_true(chan_wait_cqe(ch0, &cqe, WAIT_US));
+        chan_ack(ch0);
         g_assert_cmphex(cqe.req_id, ==, 100 + i);
         status[i] = cqe.status;
         fault_addr[i] = qpci_io_readq(t.dev, t.bar0, SACC_REG_FAULT_ADDR);
@@ -2351,12 +2315,13 @@ static void test_copy_paths(void)
 static void test_memcpy_staged(void)
 {
     Sacc t;
+    Chan *ch0 = &t.ch0;
 
     sacc_start_props(&t, ",x-direct-copy=off");
-    ring_setup(&t, 8, 8);
-    copy_round_trip(&t, SACC_OP_MEMCPY, 10000, 100, 4000, 3);
-    copy_round_trip(&t, SACC_OP_MEMCPY, SACC_MAX_XFER, 0, 0, 5);
-    copy_round_trip(&t, SACC_OP_XFORM, SACC_MAX_XFER, 17, 4001, 6);
+    chan_setup(&t, ch0, 0, 0, 8, 8);
+    copy_round_trip(ch0, SACC_OP_MEMCPY, 10000, 100, 4000, 3);
+    copy_round_trip(ch0, SACC_OP_MEMCPY, SACC_MAX_XFER, 0, 0, 5);
+    copy_round_trip(ch0, SACC_OP_XFORM, SACC_MAX_XFER, 17, 4001, 6);
     g_assert_cmpuint(rd(&t, SACC_REG_ERR_CODE), ==, 0);
     sacc_stop(&t);
 }
@@ -2436,6 +2401,7 @@ static void test_engine_stress(gconstpointer props)
     uint32_t met[STRESS_KINDS] = { 0 }, unmet = STRESS_KINDS;
     uint8_t exp;
     Sacc t;
+    Chan *ch0 = &t.ch0;
     Chan c;
 
     sacc_start_props(&t, props);
@@ -2449,15 +2415,15 @@ static void test_engine_stress(gconstpointer props)
                     (unmet && round < STRESS_ROUNDS_MAX); round++) {
         qtest_memset(t.qts, dst0, 0, dst_bytes);
         qtest_memset(t.qts, dst1, 0, dst_bytes);
-        ring_setup(&t, 64, 64);
+        chan_setup(&t, ch0, 0, 0, 64, 64);
         chan_setup(&t, &c, 1, 0, 64, 64);
         for (i = 0; i < STRESS_DESCS; i++) {
-            submit(&t, SACC_OP_MEMCPY, src, dst0 + i * STRESS_LEN,
-                   STRESS_LEN, 0, round << 8 | i);
+            chan_submit(ch0, SACC_OP_MEMCPY, src, dst0 + i * STRESS_LEN,
+                        STRESS_LEN, 0, round << 8 | i);
             chan_submit(&c, SACC_OP_MEMCPY, src, dst1 + i * STRESS_LEN,
                         STRESS_LEN, 0, round << 8 | i);
         }
-        ring_doorbell(&t);
+        chan_ring(ch0);
         chan_ring(&c);
         /* let the engine run beside us for a few commands */
         for (k = rnd(&seed) % 16; k > 0; k--) {
@@ -2483,25 +2449,19 @@ static void test_engine_stress(gconstpointer props)
             g_assert_cmphex(crd(&c, SACC_REG_SQ_SIZE), ==, 0);
             break;
         default:
-            qpci_config_writew(t.dev, exp + PCI_EXP_DEVCTL,
-                               qpci_config_readw(t.dev,
-                                                 exp + PCI_EXP_DEVCTL) |
-                               PCI_EXP_DEVCTL_BCR_FLR);
-            /* FLR cleared the BARs and the command register */
-            qpci_device_enable(t.dev);
-            t.bar0 = qpci_iomap(t.dev, SACC_BAR_REGS, NULL);
-            t.bar2 = qpci_iomap(t.dev, SACC_BAR_CHAN, NULL);
+            sacc_flr(&t, exp);
+            sacc_remap(&t);
             check_power_on(&t);
             break;
         }
 
         /* Stopped: what landed is a valid prefix, and nothing moves. */
-        qtest_memread(t.qts, t.cq, cq0, cq_bytes);
+        qtest_memread(t.qts, ch0->cq, cq0, cq_bytes);
         qtest_memread(t.qts, c.cq, cq1, cq_bytes);
         d0 = stress_check_cq(cq0, round);
         d1 = stress_check_cq(cq1, round);
         g_usleep(G_USEC_PER_SEC / 50);
-        qtest_memread(t.qts, t.cq, again, cq_bytes);
+        qtest_memread(t.qts, ch0->cq, again, cq_bytes);
         g_assert_cmpmem(cq0, cq_bytes, again, cq_bytes);
         qtest_memread(t.qts, c.cq, again, cq_bytes);
         g_assert_cmpmem(cq1, cq_bytes, again, cq_bytes);
@@ -2524,10 +2484,10 @@ static void test_engine_stress(gconstpointer props)
     }
 
     /* still usable */
-    ring_setup(&t, 8, 8);
-    submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 7);
-    ring_doorbell(&t);
-    expect_cqe(&t, 7, SACC_STS_OK, 0);
+    chan_setup(&t, ch0, 0, 0, 8, 8);
+    chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 7);
+    chan_ring(ch0);
+    chan_expect(ch0, 7, SACC_STS_OK, 0);
     sacc_stop(&t);
 }
 
@@ -2575,6 +2535,7 @@ static void test_engine_copy_quiesce(void)
     uint16_t cmd;
     uint8_t exp;
     Sacc t;
+    Chan *ch0 = &t.ch0;
     Chan c;
 
     sacc_start_props(&t, ",x-copy-delay-us=200000");
@@ -2590,9 +2551,9 @@ static void test_engine_copy_quiesce(void)
             chan_submit(&c, SACC_OP_MEMCPY, src, dst, QUIESCE_LEN, 0, 1);
             chan_ring(&c);
         } else {
-            ring_setup(&t, 8, 8);
-            submit(&t, SACC_OP_MEMCPY, src, dst, QUIESCE_LEN, 0, 1);
-            ring_doorbell(&t);
+            chan_setup(&t, ch0, 0, 0, 8, 8);
+            chan_submit(ch0, SACC_OP_MEMCPY, src, dst, QUIESCE_LEN, 0, 1);
+            chan_ring(ch0);
         }
         /*
          * The copy is held in its delay, which only a copy without the
@@ -2615,10 +2576,7 @@ static void test_engine_copy_quiesce(void)
             cwr(&c, SACC_REG_CTRL, SACC_CTRL_RESET);
             break;
         case 3:
-            qpci_config_writew(t.dev, exp + PCI_EXP_DEVCTL,
-                               qpci_config_readw(t.dev,
-                                                 exp + PCI_EXP_DEVCTL) |
-                               PCI_EXP_DEVCTL_BCR_FLR);
+            sacc_flr(&t, exp);
             break;
         default:
             cmd = qpci_config_readw(t.dev, PCI_COMMAND);
@@ -2640,9 +2598,7 @@ static void test_engine_copy_quiesce(void)
             g_assert_cmphex(buf[i], ==, 0);
         }
         if (kind >= 3) { /* FLR and bus mastering off: enable again */
-            qpci_device_enable(t.dev);
-            t.bar0 = qpci_iomap(t.dev, SACC_BAR_REGS, NULL);
-            t.bar2 = qpci_iomap(t.dev, SACC_BAR_CHAN, NULL);
+            sacc_remap(&t);
         }
         wr(&t, SACC_REG_CTRL, SACC_CTRL_RESET);
     }
@@ -2673,6 +2629,7 @@ static void test_engine_unplug(gconstpointer thread)
     uint16_t sltctl;
     struct sacc_cqe cqe;
     Sacc t;
+    Chan *ch0 = &t.ch0;
     int round, i, done;
 
     memset(&t, 0, sizeof(t));
@@ -2707,16 +2664,16 @@ static void test_engine_unplug(gconstpointer thread)
         g_assert(t.dev);
         qpci_device_enable(t.dev);
         t.bar0 = qpci_iomap(t.dev, SACC_BAR_REGS, NULL);
-        ring_setup(&t, 64, 64);
-        submit(&t, SACC_OP_NOP, 0, 0, 0, 0, 1);
-        ring_doorbell(&t);
-        expect_cqe(&t, 1, SACC_STS_OK, 0);
-        ack_cq(&t);
+        chan_setup(&t, ch0, 0, 0, 64, 64);
+        chan_submit(ch0, SACC_OP_NOP, 0, 0, 0, 0, 1);
+        chan_ring(ch0);
+        chan_expect(ch0, 1, SACC_STS_OK, 0);
+        chan_ack(ch0);
         for (i = 0; i < 62; i++) {
-            submit(&t, SACC_OP_MEMCPY, buf, buf + SACC_MAX_XFER,
-                   SACC_MAX_XFER, 0, i);
+            chan_submit(ch0, SACC_OP_MEMCPY, buf, buf + SACC_MAX_XFER,
+                        SACC_MAX_XFER, 0, i);
         }
-        ring_doorbell(&t);
+        chan_ring(ch0);
         if (thread && round > 0) { /* the bottom half holds no copy */
             wait_copies_held(t.qts, "hp", round);
         }
@@ -2733,7 +2690,7 @@ static void test_engine_unplug(gconstpointer thread)
         g_assert_cmphex(qpci_config_readw(t.dev, PCI_VENDOR_ID), ==, 0xffff);
         /* ...part way through its ring: not every copy completed */
         for (done = 0; done < 62; done++) {
-            qtest_memread(t.qts, t.cq + (done + 1) * sizeof(cqe), &cqe,
+            qtest_memread(t.qts, ch0->cq + (done + 1) * sizeof(cqe), &cqe,
                           sizeof(cqe));
             if (!(le16_to_cpu(cqe.phase) & SACC_CQE_PHASE)) {
                 break;
