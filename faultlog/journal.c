@@ -117,7 +117,7 @@ int sacc_journal_format(const struct sacc_journal_event *ev, char *buf,
 	struct json_object *o;
 	int ret;
 
-	if (!kind || !buf || sacc_bdf_to_sid(ev->bdf, NULL, NULL))
+	if (!kind || !buf || sacc_bdf_to_sid(ev->bdf, NULL, NULL, NULL))
 		return -EINVAL;
 	if ((ev->ev == SACC_JEV_MAP && !perm_name(ev->perm)) ||
 	    (ev->ev == SACC_JEV_UNMAP && ev->perm && !perm_name(ev->perm)) ||
@@ -266,7 +266,7 @@ static int member(struct jctx *jc, const char *key, struct json_object *v)
 		if (get_u32(v, &ev->pid))
 			return -EINVAL;
 	} else if (!strcmp(key, "bdf")) {
-		if (!s || sacc_bdf_to_sid(s, &ev->domain, &ev->sid))
+		if (!s || sacc_bdf_to_sid(s, &ev->domain, &ev->sid, NULL))
 			return -EINVAL;
 		sacc_bdf_format(ev->domain, ev->sid, ev->bdf, sizeof(ev->bdf));
 		jc->seen |= SEEN_BDF;
@@ -493,40 +493,6 @@ static int open_regular(const char *path, int flags, struct sacc_err *err)
 	return fd;
 }
 
-/* "8388608", "8M", "512K", "1G" (K = 1024), "0": no cap. */
-static int parse_max(const char *s, uint64_t *out)
-{
-	const char *p = s;
-	uint64_t v, mul = 1;
-
-	if (fl_scan_u64(&p, 10, &v))
-		return -EINVAL;
-	switch (*p) {
-	case 'K':
-	case 'k':
-		mul = 1ull << 10;
-		break;
-	case 'M':
-	case 'm':
-		mul = 1ull << 20;
-		break;
-	case 'G':
-	case 'g':
-		mul = 1ull << 30;
-		break;
-	case '\0':
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (*p && (p[1] && strcmp(p + 1, "iB") && strcmp(p + 1, "B")))
-		return -EINVAL;
-	if (v > UINT64_MAX / mul)
-		return -EINVAL;
-	*out = v * mul;
-	return 0;
-}
-
 int sacc_journal_max_bytes(uint64_t *out, struct sacc_err *err)
 {
 	const char *s = getenv(SACC_JOURNAL_MAX_ENV);
@@ -534,7 +500,7 @@ int sacc_journal_max_bytes(uint64_t *out, struct sacc_err *err)
 	*out = SACC_JOURNAL_MAX_DEFAULT;
 	if (!s || !*s)
 		return 0;
-	if (parse_max(s, out)) {
+	if (sacc_size_parse(s, out)) {
 		*out = SACC_JOURNAL_MAX_DEFAULT;
 		return sacc_err_set(err, EINVAL,
 				    "%s='%s' is not a size: give bytes, or "
@@ -556,9 +522,8 @@ int sacc_journal_open_path(struct sacc_journal **out, const char *path,
 	if (!out || !path)
 		return sacc_err_set(err, EINVAL, "NULL journal arguments");
 	*out = NULL;
-	if (sacc_bdf_to_sid(bdf, &domain, &sid))
-		return sacc_err_set(err, EINVAL, "bad PCI address '%s'",
-				    bdf ? bdf : "(null)");
+	if (sacc_bdf_to_sid(bdf, &domain, &sid, err))
+		return -EINVAL;
 	if (strlen(path) + 4 >= sizeof(j->path)) /* room for ".tmp" */
 		return sacc_err_set(err, ENAMETOOLONG,
 				    "journal path too long");
@@ -609,9 +574,8 @@ int sacc_journal_open(struct sacc_journal **out, const char *bdf,
 	if (!out)
 		return sacc_err_set(err, EINVAL, "NULL journal arguments");
 	*out = NULL;
-	if (sacc_bdf_to_sid(bdf, &domain, &sid))
-		return sacc_err_set(err, EINVAL, "bad PCI address '%s'",
-				    bdf ? bdf : "(null)");
+	if (sacc_bdf_to_sid(bdf, &domain, &sid, err))
+		return -EINVAL;
 	if (mkdir(dir, 0755) && errno != EEXIST)
 		return sacc_err_set(err, errno, "creating %s: %s", dir,
 				    strerror(errno));

@@ -190,7 +190,8 @@
 #define SACC_JOURNAL_DIR_DEFAULT "/run/sacc"
 #define SACC_JOURNAL_DIR_ENV	 "SACC_JOURNAL_DIR"
 /* A journal past this many bytes is rotated (<bdf>.jsonl.1).  The
- * environment variable takes bytes or K/M/G (1024-based); 0: no cap. */
+ * environment variable takes a size as sacc_size_parse() reads it
+ * (bytes, or with K, M, G: 1024-based); 0: no cap. */
 #define SACC_JOURNAL_MAX_DEFAULT (8ull << 20)
 #define SACC_JOURNAL_MAX_ENV	 "SACC_JOURNAL_MAX"
 
@@ -203,17 +204,9 @@
 #define SACC_IRQ_WINDOW_START 0xfee00000ull
 #define SACC_IRQ_WINDOW_END   0xfeefffffull
 
-/* ---- PCI addresses ---- */
+/* ---- names ---- */
 
-/*
- * Parse "0000:01:00.0" or "01:00.0" (domain 0) into the PCI domain and
- * source id.  Hex fields, device <= 0x1f, function <= 7.  Returns 0 or
- * -EINVAL.  (libsacc's sacc_bdf_parse() normalises to a string.)
- */
-int sacc_bdf_to_sid(const char *s, uint32_t *domain, uint16_t *sid);
-
-/* Canonical "dddd:bb:dd.f" into @buf (>= SACC_BDF_MAX).  Returns @buf. */
-char *sacc_bdf_format(uint32_t domain, uint16_t sid, char *buf, size_t len);
+/* PCI addresses: sacc_bdf_to_sid(), sacc_bdf_format() (sacc_base.h). */
 
 /* The kernel's text for a VT-d fault reason (DMA remapping 0x0-0xd,
  * interrupt remapping 0x20-0x26), or NULL. */

@@ -147,35 +147,6 @@ static const struct sacc_fault *by_page(const struct sacc_faultlog *fl,
 
 /* ---- names and PCI addresses ---- */
 
-START_TEST(test_bdf)
-{
-	uint32_t dom;
-	uint16_t sid;
-	char buf[SACC_BDF_MAX];
-
-	ck_assert_int_eq(sacc_bdf_to_sid("0000:01:00.0", &dom, &sid), 0);
-	ck_assert_uint_eq(dom, 0);
-	ck_assert_uint_eq(sid, 0x100);
-	ck_assert_int_eq(sacc_bdf_to_sid("01:00.0", &dom, &sid), 0);
-	ck_assert_uint_eq(sid, 0x100);
-	ck_assert_int_eq(sacc_bdf_to_sid("0001:02:1f.7", &dom, &sid), 0);
-	ck_assert_uint_eq(dom, 1);
-	ck_assert_uint_eq(sid, 0x2ff);
-	ck_assert_str_eq(sacc_bdf_format(dom, sid, buf, sizeof(buf)),
-			 "0001:02:1f.7");
-	ck_assert_str_eq(sacc_bdf_format(0, 0x18, buf, sizeof(buf)),
-			 "0000:00:03.0");
-	ck_assert_int_eq(sacc_bdf_to_sid("01:20.0", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_to_sid("01:00.8", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_to_sid("1:2", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_to_sid("zz:00.0", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_to_sid("100:00.0", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_to_sid("0000:01:00.0 ", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_to_sid("", NULL, NULL), -EINVAL);
-	ck_assert_int_eq(sacc_bdf_to_sid(NULL, NULL, NULL), -EINVAL);
-}
-END_TEST
-
 START_TEST(test_names)
 {
 	unsigned int a;
@@ -2691,7 +2662,6 @@ static Suite *faultlog_suite(void)
 
 	/* Check's default is 4 s per test; slow or loaded CI needs more */
 	tcase_set_timeout(tc, 30);
-	tcase_add_test(tc, test_bdf);
 	tcase_add_test(tc, test_names);
 	tcase_add_test(tc, test_kmsg_v61_dma);
 	tcase_add_test(tc, test_kmsg_prefixes);
