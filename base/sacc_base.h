@@ -20,6 +20,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* ---- errors ---- */
 
@@ -46,6 +47,10 @@ char *sacc_fmt_bytes(uint64_t bytes, char *buf, size_t len);
 
 /* "850 ns", "12.3 us", "3.1 ms", "2.50 s" into @buf.  Returns @buf. */
 char *sacc_fmt_ns(uint64_t ns, char *buf, size_t len);
+
+/* "a FIFO", "a directory", "a symbolic link", ... for st_mode @mode: what
+ * a message says a path is when it is not the regular file expected. */
+const char *sacc_file_type(mode_t mode);
 
 /* CLOCK_MONOTONIC in nanoseconds (the registry's time base). */
 uint64_t sacc_monotonic_ns(void);

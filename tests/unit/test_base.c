@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sacc_base.h"
 #include "sacc_types.h"
@@ -157,6 +158,14 @@ START_TEST(test_size_refused)
 }
 END_TEST
 
+START_TEST(test_file_type)
+{
+	ck_assert_str_eq(sacc_file_type(S_IFIFO | 0644), "a FIFO");
+	ck_assert_str_eq(sacc_file_type(S_IFLNK | 0777), "a symbolic link");
+	ck_assert_str_eq(sacc_file_type(S_IFREG), "a regular file");
+}
+END_TEST
+
 static Suite *base_suite(void)
 {
 	Suite *s = suite_create("base");
@@ -167,6 +176,7 @@ static Suite *base_suite(void)
 	tcase_add_test(tc, test_bdf_format);
 	tcase_add_test(tc, test_size_accepted);
 	tcase_add_test(tc, test_size_refused);
+	tcase_add_test(tc, test_file_type);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -862,6 +862,172 @@ START_TEST(test_journal_format_roundtrip)
 }
 END_TEST
 
+/*
+ * The reference for journal/format.c: the json-c code that wrote journal
+ * lines before the writer left faultlog/ (same members, same flags).
+ * Journals written by either must be the same bytes.
+ */
+static int json_c_line(const struct sacc_journal_event *ev, char *buf,
+		       size_t len)
+{
+	static const char *const perms[] = {NULL, "r", "w", "rw"};
+	struct json_object *o = json_object_new_object(), *ranges;
+	int ret = 0;
+
+	ret |= fl_json_str(o, "ev", sacc_journal_kind_name(ev->ev));
+	ret |= fl_json_u64(o, "t_ns", true, ev->t_ns);
+	if (ev->pid)
+		ret |= fl_json_u64(o, "pid", true, ev->pid);
+	ret |= fl_json_str(o, "bdf", ev->bdf);
+	switch (ev->ev) {
+	case SACC_JEV_MAP:
+	case SACC_JEV_UNMAP:
+		ret |= fl_json_str(o, "name", ev->name);
+		ret |= fl_json_hex(o, "iova", true, ev->iova);
+		ret |= fl_json_u64(o, "len", true, ev->len);
+		if (ev->perm)
+			ret |= fl_json_str(o, "perm", perms[ev->perm]);
+		break;
+	case SACC_JEV_RANGES:
+		ranges = json_object_new_array();
+		ret |= fl_json_add(o, "ranges", ranges);
+		for (uint32_t i = 0; i < ev->nr_ranges; i++) {
+			struct json_object *pair = json_object_new_array();
+
+			ret |= fl_json_push(ranges, pair);
+			ret |= fl_json_push(pair,
+					    fl_json_hexval(ev->ranges[i].start));
+			ret |= fl_json_push(pair,
+					    fl_json_hexval(ev->ranges[i].end));
+		}
+		break;
+	case SACC_JEV_FAULT:
+		ret |= fl_json_u64(o, "req_id", true, ev->req_id);
+		ret |= fl_json_u64(o, "opcode", true, ev->opcode);
+		ret |= fl_json_u64(o, "status", true, ev->status);
+		ret |= fl_json_hex(o, "addr", true, ev->addr);
+		ret |= fl_json_str(o, "access",
+				   sacc_fault_access_name(ev->access));
+		ret |= fl_json_bool(o, "write", true, ev->write);
+		ret |= fl_json_bool(o, "fatal", true, ev->fatal);
+		if (ev->has_fault_count)
+			ret |= fl_json_u64(o, "fault_count", true,
+					   ev->fault_count);
+		if (ev->has_length)
+			ret |= fl_json_u64(o, "length", true, ev->length);
+		if (ev->has_chan)
+			ret |= fl_json_u64(o, "chan", true, ev->chan);
+		break;
+	case SACC_JEV_RESET:
+		break;
+	case SACC_JEV_ROTATED:
+		ret |= fl_json_u64(o, "rotations", true, ev->rotations);
+		ret |= fl_json_u64(o, "faults", true, ev->rotated_faults);
+		ret |= fl_json_u64(o, "bytes", true, ev->rotated_bytes);
+		break;
+	}
+	ck_assert_int_eq(ret, 0);
+	ret = fl_json_format(o, "\n", buf, len);
+	json_object_put(o);
+	return ret;
+}
+
+static uint64_t rnd(uint64_t *x)
+{
+	/* xorshift64: the same events on every run */
+	*x ^= *x << 13;
+	*x ^= *x >> 7;
+	*x ^= *x << 17;
+	return *x;
+}
+
+/* A number of every width, small ones often (json-c prints them all
+ * the same way, but the edges are where a hand writer slips). */
+static uint64_t rnd_num(uint64_t *x)
+{
+	uint64_t v = rnd(x);
+
+	switch (v & 3) {
+	case 0:
+		return v >> 60;
+	case 1:
+		return v >> (rnd(x) & 63);
+	case 2:
+		return (v & 4) ? UINT64_MAX : 0;
+	}
+	return v;
+}
+
+START_TEST(test_journal_format_is_json_c)
+{
+	static const uint32_t kinds[] = {SACC_JEV_MAP,	 SACC_JEV_UNMAP,
+					 SACC_JEV_RANGES, SACC_JEV_FAULT,
+					 SACC_JEV_RESET,  SACC_JEV_ROTATED};
+	static const char *const bdfs[] = {"0000:01:00.0", "ffff:ff:1f.7",
+					   "0000:00:03.0"};
+	char mine[4096], ref[4096];
+	uint64_t x = 0x5acc5acc5acc5accull;
+	struct sacc_journal_event ev;
+
+	for (int n = 0; n < 20000; n++) {
+		size_t nlen;
+
+		memset(&ev, 0, sizeof(ev));
+		ev.ev = kinds[rnd(&x) % 6];
+		ev.t_ns = rnd_num(&x);
+		ev.pid = (uint32_t)rnd_num(&x);
+		snprintf(ev.bdf, sizeof(ev.bdf), "%s", bdfs[rnd(&x) % 3]);
+		/* every byte value in names: escapes, DEL, UTF-8 and not */
+		nlen = rnd(&x) % SACC_DMA_NAME_MAX;
+		for (size_t i = 0; i < nlen; i++)
+			ev.name[i] = (char)(1 + rnd(&x) % 255);
+		ev.iova = rnd_num(&x);
+		ev.len = rnd_num(&x);
+		ev.perm = (uint32_t)(rnd(&x) % 4);
+		if (ev.ev == SACC_JEV_MAP && !ev.perm)
+			ev.perm = SACC_JOURNAL_PERM_READ;
+		ev.nr_ranges = (uint32_t)(rnd(&x) % (SACC_IOMMU_MAX_RANGES + 1));
+		for (uint32_t i = 0; i < ev.nr_ranges; i++) {
+			ev.ranges[i].start = rnd_num(&x);
+			ev.ranges[i].end = rnd_num(&x);
+		}
+		ev.req_id = (uint32_t)rnd_num(&x);
+		ev.opcode = (uint32_t)rnd_num(&x);
+		ev.status = (uint32_t)rnd_num(&x);
+		ev.addr = rnd_num(&x);
+		ev.access = (uint32_t)(rnd(&x) % 4);
+		ev.write = rnd(&x) & 1;
+		ev.fatal = rnd(&x) & 1;
+		ev.has_fault_count = rnd(&x) & 1;
+		ev.fault_count = (uint32_t)rnd_num(&x);
+		ev.has_length = rnd(&x) & 1;
+		ev.length = (uint32_t)rnd_num(&x);
+		ev.has_chan = rnd(&x) & 1;
+		ev.chan = (uint32_t)rnd_num(&x);
+		ev.rotations = rnd_num(&x);
+		ev.rotated_faults = rnd_num(&x);
+		ev.rotated_bytes = rnd_num(&x);
+
+		ck_assert_int_eq(sacc_journal_format(&ev, mine, sizeof(mine)),
+				 json_c_line(&ev, ref, sizeof(ref)));
+		ck_assert_msg(!strcmp(mine, ref), "event %d:\n%s\n%s", n,
+			      mine, ref);
+	}
+	/* too small by one byte (the NUL): both refuse */
+	{
+		int len = json_c_line(&ev, ref, sizeof(ref));
+
+		ck_assert_int_gt(len, 0);
+		ck_assert_int_eq(json_c_line(&ev, ref, (size_t)len),
+				 -EMSGSIZE);
+		ck_assert_int_eq(sacc_journal_format(&ev, mine, (size_t)len),
+				 -EMSGSIZE);
+		ck_assert_int_eq(
+		    sacc_journal_format(&ev, mine, (size_t)len + 1), len);
+	}
+}
+END_TEST
+
 static uint64_t fake_ns;
 
 static uint64_t fake_clock(void *ctx)
@@ -2679,6 +2845,7 @@ static Suite *faultlog_suite(void)
 	tcase_add_test(tc, test_journal_tolerant);
 	tcase_add_test(tc, test_journal_malformed);
 	tcase_add_test(tc, test_journal_format_roundtrip);
+	tcase_add_test(tc, test_journal_format_is_json_c);
 	tcase_add_test(tc, test_journal_writer);
 	tcase_add_test(tc, test_journal_concurrent);
 	tcase_add_test(tc, test_journal_rotation);
