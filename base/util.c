@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
 /*
- * util.c - error messages, byte/time formatting, the monotonic clock.
+ * util.c - error messages, byte/time/file-type formatting, the
+ * monotonic clock.
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "sacc_base.h"
@@ -74,6 +76,27 @@ char *sacc_fmt_ns(uint64_t ns, char *buf, size_t len)
 	else
 		snprintf(buf, len, "%.2f s", (double)ns / 1e9);
 	return buf;
+}
+
+const char *sacc_file_type(mode_t mode)
+{
+	switch (mode & S_IFMT) {
+	case S_IFREG:
+		return "a regular file";
+	case S_IFDIR:
+		return "a directory";
+	case S_IFIFO:
+		return "a FIFO";
+	case S_IFSOCK:
+		return "a socket";
+	case S_IFCHR:
+		return "a character device";
+	case S_IFBLK:
+		return "a block device";
+	case S_IFLNK:
+		return "a symbolic link";
+	}
+	return "not a regular file";
 }
 
 uint64_t sacc_monotonic_ns(void)

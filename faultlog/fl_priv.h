@@ -67,9 +67,6 @@ void fl_strlcpy(char *dst, const char *src, size_t size);
 /* Growable array helper: make room for @need elements. */
 int fl_grow(void **arr, size_t *cap, size_t need, size_t elem);
 
-/* "a FIFO", "a directory", "a symbolic link", ... for st_mode @mode. */
-const char *fl_file_type(mode_t mode);
-
 /* ---- the fault log's state ---- */
 
 /* A kernel DMAR fault line (DMA or INTR-REMAP). */

@@ -289,7 +289,7 @@ static void skip_file(struct sacc_faultlog_src *src, struct src_file *f,
 		snprintf(src->skip_why, sizeof(src->skip_why),
 			 "journal %s is %s, not a regular file: skipped "
 			 "(remove it)",
-			 f->path, fl_file_type(mode));
+			 f->path, sacc_file_type(mode));
 	f->off = 0; /* replaced by a journal later: from its start */
 	f->ino = 0;
 	f->plen = 0;

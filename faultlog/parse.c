@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * parse.c - stateless parsers for the guest kernel's DMAR messages and
- * QEMU's vtd trace lines, plus PCI address and name helpers.
+ * QEMU's vtd trace lines, plus the kernel's fault reason names (a PCI
+ * address in them is read by base/'s one parser).
  *
  * Kernel formats (drivers/iommu/intel/dmar.c, dmar_fault_do_one()):
  *   5.15+ (Debian 6.1 vmlinux strings checked):
@@ -33,48 +34,6 @@
 #include "fl_priv.h"
 
 /* ---- names ---- */
-
-int sacc_bdf_to_sid(const char *s, uint32_t *domain, uint16_t *sid)
-{
-	uint64_t a, b, c, d;
-	const char *p = s;
-
-	if (!s)
-		return -EINVAL;
-	if (fl_scan_u64(&p, 16, &a) || *p++ != ':' ||
-	    fl_scan_u64(&p, 16, &b))
-		return -EINVAL;
-	if (*p == ':') { /* domain given */
-		p++;
-		if (fl_scan_u64(&p, 16, &c) || *p++ != '.' ||
-		    fl_scan_u64(&p, 10, &d) || *p)
-			return -EINVAL;
-	} else if (*p == '.') {
-		p++;
-		c = b;
-		b = a;
-		a = 0;
-		if (fl_scan_u64(&p, 10, &d) || *p)
-			return -EINVAL;
-	} else {
-		return -EINVAL;
-	}
-	if (a > 0xffff || b > 0xff || c > 0x1f || d > 7)
-		return -EINVAL;
-	if (domain)
-		*domain = (uint32_t)a;
-	if (sid)
-		*sid = (uint16_t)(b << 8 | c << 3 | d);
-	return 0;
-}
-
-char *sacc_bdf_format(uint32_t domain, uint16_t sid, char *buf, size_t len)
-{
-	if (buf && len)
-		snprintf(buf, len, "%04x:%02x:%02x.%x", domain & 0xffff,
-			 sid >> 8, (sid >> 3) & 0x1f, sid & 7);
-	return buf;
-}
 
 /* The kernel's dma_remap_fault_reasons[] and irq_remap_fault_reasons[]. */
 static const char *const dma_reasons[] = {
@@ -297,25 +256,37 @@ static int reason_part(const char *p, struct sacc_kmsg_event *ev, bool *hex)
 	return 0;
 }
 
-/* "[bb:dd.f]" (an extra '[' and "0x" prefixes tolerated) */
+/*
+ * "[bb:dd.f]", as the kernel prints "[%02x:%02x.%d]"; pre-4.7 INTR-REMAP
+ * lines print "[[bb:dd.f]" and an intermediate patch "[0x00:0x03.0]".
+ * The brackets and those "0x" are the kernel line's; what is left is a
+ * PCI address, read by base/'s one parser.
+ */
 static int scan_bdf(const char **pp, uint16_t *sid)
 {
 	const char *p = *pp;
-	uint64_t b, d, f;
+	char addr[SACC_BDF_MAX];
+	size_t n = 0;
 
 	if (*p != '[')
 		return -EINVAL;
 	p++;
 	if (*p == '[')
 		p++;
-	if (fl_scan_u64(&p, 16, &b) || *p++ != ':' ||
-	    fl_scan_u64(&p, 16, &d) || *p++ != '.' ||
-	    fl_scan_u64(&p, 10, &f) || *p++ != ']')
+	for (; *p && *p != ']'; p++) {
+		if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') &&
+		    (!n || addr[n - 1] == ':' || addr[n - 1] == '.')) {
+			p++; /* a field's "0x" */
+			continue;
+		}
+		if (n == sizeof(addr) - 1)
+			return -EINVAL;
+		addr[n++] = *p;
+	}
+	addr[n] = '\0';
+	if (*p != ']' || sacc_bdf_to_sid(addr, NULL, sid, NULL))
 		return -EINVAL;
-	if (b > 0xff || d > 0x1f || f > 7)
-		return -EINVAL;
-	*sid = (uint16_t)(b << 8 | d << 3 | f);
-	*pp = p;
+	*pp = p + 1;
 	return 0;
 }
 

@@ -6,7 +6,6 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "fl_priv.h"
 
@@ -85,25 +84,4 @@ int fl_parse_u64(const char *s, uint64_t *out)
 	if (fl_scan_u64(&s, base, out) || *s)
 		return -EINVAL;
 	return 0;
-}
-
-const char *fl_file_type(mode_t mode)
-{
-	switch (mode & S_IFMT) {
-	case S_IFREG:
-		return "a regular file";
-	case S_IFDIR:
-		return "a directory";
-	case S_IFIFO:
-		return "a FIFO";
-	case S_IFSOCK:
-		return "a socket";
-	case S_IFCHR:
-		return "a character device";
-	case S_IFBLK:
-		return "a block device";
-	case S_IFLNK:
-		return "a symbolic link";
-	}
-	return "not a regular file";
 }

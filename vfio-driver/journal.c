@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * journal.c - the device's fault journal (faultlog/, docs/faults.md):
+ * journal.c - the device's fault journal (journal/, docs/faults.md):
  * one JSON line per event in $SACC_JOURNAL_DIR/<bdf>.jsonl (default
  * /run/sacc), so another process (saccctl faults) can attribute every
  * blocked DMA to the buffer, mapping and descriptor behind it.
@@ -22,7 +22,7 @@
  * without it and sacc_dev_journal() says why.
  *
  * The journal is bounded ($SACC_JOURNAL_MAX, default 8 MiB): past it
- * faultlog/ rotates it to <bdf>.jsonl.1, and the new file starts with a
+ * journal/ rotates it to <bdf>.jsonl.1, and the new file starts with a
  * "rotated" line, then the ranges and every live mapping again, so a
  * reader of the new file alone still attributes later faults.
  */

@@ -16,7 +16,7 @@
 #include "sacc_hw.h"
 #include "sacc_ring.h"
 #include "sacc_iommu.h"
-#include "sacc_faultlog.h"
+#include "sacc_journal.h"
 
 /* Bounds on how long we believe the device (never trust it to answer). */
 #define SACC_READY_TIMEOUT_MS 1000

@@ -5,7 +5,6 @@
  * Everything here reads or writes /sys (or $SACC_SYSFS_ROOT, so the logic
  * can be exercised against a fake tree).  No VFIO ioctls.
  */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -25,55 +24,17 @@ const char *sacc_sysfs_root(void)
 	return root && *root ? root : "/sys";
 }
 
-/* Parse 1..maxw hex digits at *p; advance *p. */
-static bool hexfield(const char **p, unsigned int maxw, unsigned int *out)
-{
-	unsigned int v = 0, n = 0;
-
-	while (isxdigit((unsigned char)**p)) {
-		if (++n > maxw)
-			return false;
-		v = v * 16 + (unsigned int)(isdigit((unsigned char)**p)
-						? **p - '0'
-						: (tolower((unsigned char)**p) -
-						   'a' + 10));
-		(*p)++;
-	}
-	*out = v;
-	return n > 0;
-}
-
 int sacc_bdf_parse(const char *in, char out[SACC_BDF_MAX])
 {
-	unsigned int dom = 0, bus, dev, fn;
-	const char *p = in;
+	struct sacc_err e;
+	uint32_t dom;
+	uint16_t sid;
 
-	if (!in || !*in)
-		return sacc_seterr(NULL, EINVAL,
-				   "empty PCI address: expected DDDD:BB:DD.F "
-				   "(e.g. 0000:00:03.0)");
-	/* DDDD:BB:DD.F or BB:DD.F, hexadecimal, either case. */
-	if (strchr(in, ':') != strrchr(in, ':')) {
-		if (!hexfield(&p, 4, &dom) || *p++ != ':')
-			goto bad;
-	}
-	if (!hexfield(&p, 2, &bus) || *p++ != ':')
-		goto bad;
-	if (!hexfield(&p, 2, &dev) || *p++ != '.')
-		goto bad;
-	if (!hexfield(&p, 1, &fn) || *p != '\0')
-		goto bad;
-	if (dev > 0x1f || fn > 7)
-		goto bad;
-	snprintf(out, SACC_BDF_MAX, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	/* base/'s one rule (sacc_base.h), its message as libsacc's */
+	if (sacc_bdf_to_sid(in, &dom, &sid, &e))
+		return sacc_seterr(NULL, e.code, "%s", e.msg);
+	sacc_bdf_format(dom, sid, out, SACC_BDF_MAX);
 	return 0;
-bad:
-	return sacc_seterr(
-	    NULL, EINVAL,
-	    "'%.40s' is not a PCI address: expected DDDD:BB:DD.F "
-	    "(e.g. 0000:00:03.0) or BB:DD.F in hexadecimal, "
-	    "device 00-1f, function 0-7",
-	    in);
 }
 
 static int read_file(const char *path, char *buf, size_t len)

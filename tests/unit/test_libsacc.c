@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "sacc_priv.h"
+#include "sacc_faultlog.h" /* the journal's reader, to check what was written */
 
 /* ---- DMA backend: accept everything ---- */
 

@@ -138,7 +138,7 @@ static int parse_sizes(const char *arg, struct bench_cfg *c, const char *opt)
 	c->nsweep = 0;
 	for (tok = strtok_r(list, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		if (c->nsweep == BENCH_SWEEP_MAX || !parse_size(tok, &v) ||
+		if (c->nsweep == BENCH_SWEEP_MAX || sacc_size_parse(tok, &v) ||
 		    v < 1 || v > SACC_MAX_XFER) {
 			free(list);
 			return usage_error(usage_bench, "bench",

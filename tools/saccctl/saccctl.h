@@ -71,8 +71,7 @@ int cmd_getopt(int argc, char **argv, const char *shortopts,
 
 /* Strict number parsing.  Return false if @s is not a valid value. */
 bool parse_u64(const char *s, uint64_t *out);
-/* "4096", "4K", "4k", "4KiB", "1M", "1MiB": bytes (K = 1024). */
-bool parse_size(const char *s, uint64_t *out);
+/* Sizes ("4096", "4K", "4KiB", "1M"): sacc_size_parse() (sacc_base.h). */
 bool parse_double(const char *s, double *out);
 bool parse_opcode(const char *s, uint16_t *op);
 bool parse_doorbell(const char *s, enum sacc_doorbell *db);

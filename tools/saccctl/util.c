@@ -87,48 +87,6 @@ bool parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
-bool parse_size(const char *s, uint64_t *out)
-{
-	unsigned long long v, mul = 1;
-	char *end;
-
-	if (!s || !isdigit((unsigned char)*s))
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	if (*end) {
-		switch (tolower((unsigned char)*end)) {
-		case 'k':
-			mul = 1024;
-			break;
-		case 'm':
-			mul = 1024 * 1024;
-			break;
-		case 'g':
-			mul = 1024ull * 1024 * 1024;
-			break;
-		case 'b':
-			if (end[1])
-				return false;
-			*out = v;
-			return true;
-		default:
-			return false;
-		}
-		end++;
-		if (!strcasecmp(end, "ib") || !strcasecmp(end, "b"))
-			end += strlen(end);
-		if (*end)
-			return false;
-	}
-	if (v > UINT64_MAX / mul)
-		return false;
-	*out = v * mul;
-	return true;
-}
-
 bool parse_double(const char *s, double *out)
 {
 	char *end;
@@ -192,7 +150,7 @@ int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
 					   arg);
 		return 0;
 	case 's':
-		if (!parse_size(arg, &a->size) || a->size < 1 ||
+		if (sacc_size_parse(arg, &a->size) || a->size < 1 ||
 		    a->size > SACC_MAX_XFER)
 			return usage_error(
 			    usage, cmd,
