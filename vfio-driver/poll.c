@@ -65,13 +65,140 @@ static const char *judge(const struct sacc_cqe *c, const struct sacc_track *t,
 	return NULL;
 }
 
-int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
+/*
+ * Is @c, the next entry in the CQ, the completion of the oldest
+ * outstanding operation (@off SQ slots past the SQ head, of @inflight)?
+ * NULL if so, with *@t its tracking record; else what is wrong, in @why.
+ */
+static const char *check_cqe(struct sacc_dev *dev, const struct sacc_cqe *c,
+			     uint32_t off, uint32_t inflight,
+			     struct sacc_track **t, char *why, size_t len)
+{
+	if (off == inflight) {
+		snprintf(why, len,
+			 "completion with req_id %u while nothing is "
+			 "outstanding",
+			 c->req_id);
+		return why;
+	}
+	*t = &dev->track[sacc_ring_add(dev->sq.head, off, dev->sq.size)];
+	if (c->req_id != (*t)->req_id) {
+		snprintf(why, len,
+			 "completion carries req_id %u, but the oldest "
+			 "outstanding is %u (%s)",
+			 c->req_id, (*t)->req_id,
+			 outstanding_id(dev, c->req_id)
+			     ? "out of ring order"
+			     : "not outstanding at all");
+		return why;
+	}
+	return judge(c, *t, why, len);
+}
+
+/*
+ * An untrusted completion at the head of a batch: step past it (so no
+ * later poll sees it again) and stop trusting the device.
+ */
+static int reject_cqe(struct sacc_dev *dev, const char *bad)
+{
+	sacc_cq_advance(&dev->cq);
+	sacc_wr(dev, SACC_REG_CQ_HEAD, dev->cq.head);
+	dev->stats.cq_head_writes++;
+	return sacc_mark_broken(dev, EIO,
+				"%s: device error: %s; the completion is not "
+				"trusted and the device needs sacc_reset()",
+				dev->bdf, bad);
+}
+
+/* What the caller gets: what was submitted (@t), what the device says. */
+static void fill_result(struct sacc_result *r, const struct sacc_cqe *c,
+			const struct sacc_track *t)
+{
+	r->cookie = t->cookie;
+	r->req_id = c->req_id;
+	r->len = t->len;
+	r->result_len = c->result_len;
+	r->opcode = t->opcode;
+	r->status = c->status;
+	r->raw = t->raw;
+	r->engine_ns = c->engine_ns;
+}
+
+/*
+ * After a batch of @n completions that took @slots SQ slots (@irqs: one
+ * of them asked for an interrupt): the checks only a batch's end can
+ * make, then the one CQ_HEAD write that hands the slots back.
+ */
+static int end_batch(struct sacc_dev *dev, uint32_t n, uint32_t slots,
+		     bool irqs)
 {
 	struct sacc_cqe c;
-	struct sacc_track *t;
-	uint32_t n = 0, off = 0, inflight, idx;
-	uint64_t cnt = 0, t_reap = 0;
+	uint64_t cnt = 0;
+
+	/*
+	 * A full batch: the slot after it is the one the device had to
+	 * keep free.  A valid entry there is not the device's; the batch
+	 * before it is delivered, the device is not trusted from now on.
+	 * One more phase load, only here.
+	 */
+	if (n == dev->cq_entries - 1 && sacc_cq_peek(&dev->cq, &c))
+		sacc_mark_broken(
+		    dev, EIO,
+		    "%s: device error: CQ slot %u holds a valid completion "
+		    "(req_id %u) after %u completions were reaped since the "
+		    "last CQ_HEAD write, although the device must keep that "
+		    "slot free until CQ_HEAD moves (CQ_SIZE %u): a forged or "
+		    "stale completion; call sacc_reset()",
+		    dev->bdf, dev->cq.head, c.req_id, n, dev->cq_entries);
+	/*
+	 * A probe still running when entries appeared (they came in after
+	 * sacc_poll()'s check): decide it now, before CQ_HEAD moves on and
+	 * the probe slot becomes one the device may write in its next lap.
+	 * A forgery marks the device; the batch, the device's own, is
+	 * delivered.
+	 */
+	if (dev->probe_armed_at)
+		sacc_probe_check(dev, true);
+	/* Their MSI-X messages are stale now: count and drop them here so
+	 * a later sacc_wait() does not wake for nothing. */
+	if (irqs && dev->irq_fd >= 0 &&
+	    read(dev->irq_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
+		dev->stats.interrupts += cnt;
+	sacc_sq_complete(&dev->sq, slots);
+	/* sacc_wr()'s release fence: our reads of the entries happen before
+	 * the device may reuse their slots. */
+	sacc_wr(dev, SACC_REG_CQ_HEAD, dev->cq.head);
+	dev->stats.cq_head_writes++;
+	dev->stats.completed += n;
+	dev->empty_polls = 0;
+	dev->stall_t0 = 0; /* progress */
+	/* A process that always finds work still hears the kernel ask for
+	 * the device back (one read() per 4096 batches). */
+	if (++dev->busy_polls >= SACC_HEALTH_EVERY) {
+		dev->busy_polls = 0;
+		sacc_req_check(dev); /* results stay valid */
+	}
+	return (int)n;
+}
+
+/* Nothing to reap: now and then ask whether the device is still alive. */
+static int idle_poll(struct sacc_dev *dev)
+{
+	if (++dev->empty_polls >= SACC_HEALTH_EVERY) {
+		dev->empty_polls = 0;
+		return sacc_health(dev, false);
+	}
+	return 0;
+}
+
+int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
+{
+	struct sacc_track *t = NULL;
+	struct sacc_cqe c;
+	uint32_t n = 0, off = 0, inflight;
+	uint64_t t_reap = 0;
 	bool irqs = false;
+	const char *bad;
 	char why[160];
 	int ret;
 
@@ -94,53 +221,16 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 	if (max > dev->cq_entries - 1)
 		max = dev->cq_entries - 1;
 	while (n < max && sacc_cq_peek(&dev->cq, &c)) {
-		const char *bad = NULL;
-
-		if (off == inflight) {
-			snprintf(why, sizeof(why),
-				 "completion with req_id %u while nothing is "
-				 "outstanding",
-				 c.req_id);
-			bad = why;
-			t = NULL;
-		} else {
-			idx = sacc_ring_add(dev->sq.head, off, dev->sq.size);
-			t = &dev->track[idx];
-			if (c.req_id != t->req_id) {
-				snprintf(why, sizeof(why),
-					 "completion carries req_id %u, but "
-					 "the oldest outstanding is %u (%s)",
-					 c.req_id, t->req_id,
-					 outstanding_id(dev, c.req_id)
-					     ? "out of ring order"
-					     : "not outstanding at all");
-				bad = why;
-			} else {
-				bad = judge(&c, t, why, sizeof(why));
-			}
-		}
+		bad = check_cqe(dev, &c, off, inflight, &t, why, sizeof(why));
 		if (bad) {
 			if (n)
 				break; /* deliver the good ones first */
-			sacc_cq_advance(&dev->cq); /* do not see it again */
-			sacc_wr(dev, SACC_REG_CQ_HEAD, dev->cq.head);
-			dev->stats.cq_head_writes++;
-			return sacc_mark_broken(dev, EIO,
-						"%s: device error: %s; the "
-						"completion is not trusted and "
-						"the device needs sacc_reset()",
-						dev->bdf, bad);
+			return reject_cqe(dev, bad);
 		}
 		if (c.status == SACC_STS_DMA_FAULT) /* slow path only */
-			sacc_dev_journal_fault(dev, idx, c.req_id, t->opcode);
-		out[n].cookie = t->cookie;
-		out[n].req_id = c.req_id;
-		out[n].len = t->len;
-		out[n].result_len = c.result_len;
-		out[n].opcode = t->opcode;
-		out[n].status = c.status;
-		out[n].raw = t->raw;
-		out[n].engine_ns = c.engine_ns;
+			sacc_dev_journal_fault(dev, (uint32_t)(t - dev->track),
+					       c.req_id, t->opcode);
+		fill_result(&out[n], &c, t);
 		if (dev->ev) {
 			if (!t_reap) /* one clock read per batch */
 				t_reap = sacc_monotonic_ns();
@@ -153,58 +243,5 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 		sacc_cq_advance(&dev->cq);
 		n++;
 	}
-	if (n) {
-		/*
-		 * A full batch: the slot after it is the one the device had
-		 * to keep free.  A valid entry there is not the device's;
-		 * the batch before it is delivered, the device is not
-		 * trusted from now on.  One more phase load, only here.
-		 */
-		if (n == dev->cq_entries - 1 && sacc_cq_peek(&dev->cq, &c))
-			sacc_mark_broken(
-			    dev, EIO,
-			    "%s: device error: CQ slot %u holds a valid "
-			    "completion (req_id %u) after %u completions were "
-			    "reaped since the last CQ_HEAD write, although "
-			    "the device must keep that slot free until CQ_HEAD "
-			    "moves (CQ_SIZE %u): a forged or stale completion; "
-			    "call sacc_reset()",
-			    dev->bdf, dev->cq.head, c.req_id, n,
-			    dev->cq_entries);
-		/*
-		 * A probe still running when entries appeared (they came in
-		 * after the check above): decide it now, before CQ_HEAD
-		 * moves on and the probe slot becomes one the device may
-		 * write in its next lap.  A forgery marks the device; the
-		 * batch, the device's own, is delivered.
-		 */
-		if (dev->probe_armed_at)
-			sacc_probe_check(dev, true);
-		/* Their MSI-X messages are stale now: count and drop them
-		 * here so a later sacc_wait() does not wake for nothing. */
-		if (irqs && dev->irq_fd >= 0 &&
-		    read(dev->irq_fd, &cnt, sizeof(cnt)) == sizeof(cnt))
-			dev->stats.interrupts += cnt;
-		sacc_sq_complete(&dev->sq, off);
-		/* sacc_wr()'s release fence: our reads of the entries happen
-		 * before the device may reuse their slots. */
-		sacc_wr(dev, SACC_REG_CQ_HEAD, dev->cq.head);
-		dev->stats.cq_head_writes++;
-		dev->stats.completed += n;
-		dev->empty_polls = 0;
-		dev->stall_t0 = 0; /* progress */
-		/* A process that always finds work still hears the kernel
-		 * ask for the device back (one read() per 4096 batches). */
-		if (++dev->busy_polls >= SACC_HEALTH_EVERY) {
-			dev->busy_polls = 0;
-			sacc_req_check(dev); /* results stay valid */
-		}
-		return (int)n;
-	}
-	/* Nothing: now and then ask whether the device is still alive. */
-	if (++dev->empty_polls >= SACC_HEALTH_EVERY) {
-		dev->empty_polls = 0;
-		return sacc_health(dev, false);
-	}
-	return 0;
+	return n ? end_batch(dev, n, off, irqs) : idle_poll(dev);
 }
