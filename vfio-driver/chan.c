@@ -7,10 +7,10 @@
  * journal and BAR mappings, and owns everything the data path touches:
  * its rings, buffers, eventfd (MSI-X vector k), counters, error message
  * and its register block (regs points at BAR2 block k, where the v0.2
- * registers sit at the offsets of page 0).  So queue.c runs on it
- * unchanged, and one thread per channel needs no locks: the shared
- * parts are read-only after open, or locked (DMA context), or one
- * write(2) each (journal).
+ * registers sit at the offsets of page 0).  So the data path (queue.c,
+ * submit.c, poll.c and the rest) runs on it unchanged, and one thread
+ * per channel needs no locks: the shared parts are read-only after
+ * open, or locked (DMA context), or one write(2) each (journal).
  */
 #include <errno.h>
 #include <linux/vfio.h>
