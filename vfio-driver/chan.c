@@ -7,10 +7,10 @@
  * journal and BAR mappings, and owns everything the data path touches:
  * its rings, buffers, eventfd (MSI-X vector k), counters, error message
  * and its register block (regs points at BAR2 block k, where the v0.2
- * registers sit at the offsets of page 0).  So queue.c runs on it
- * unchanged, and one thread per channel needs no locks: the shared
- * parts are read-only after open, or locked (DMA context), or one
- * write(2) each (journal).
+ * registers sit at the offsets of page 0).  So the data path (queue.c,
+ * submit.c, poll.c and the rest) runs on it unchanged, and one thread
+ * per channel needs no locks: the shared parts are read-only after
+ * open, or locked (DMA context), or one write(2) each (journal).
  */
 #include <errno.h>
 #include <linux/vfio.h>
@@ -133,18 +133,10 @@ void sacc_chan_close_all(struct sacc_dev *dev)
 			sacc_chan_release(dev->chans[k]);
 }
 
-int sacc_chan_open(struct sacc_dev *dev, unsigned int chan,
-		   const struct sacc_open_opts *opts, struct sacc_dev **out)
+/* May @dev open channel @chan with @opts?  0, or the error on @dev. */
+static int chan_open_check(struct sacc_dev *dev, unsigned int chan,
+			   const struct sacc_open_opts *opts)
 {
-	struct sacc_dev *ch;
-	char name[32];
-	int ret;
-
-	if (!out)
-		return sacc_seterr(dev, EINVAL, "sacc_chan_open: out is NULL");
-	*out = NULL;
-	if (!dev)
-		return sacc_seterr(NULL, EINVAL, "sacc_chan_open: dev is NULL");
 	if (dev->root)
 		return sacc_seterr(dev, EINVAL,
 				   "sacc_chan_open: pass the sacc_open() "
@@ -184,9 +176,22 @@ int sacc_chan_open(struct sacc_dev *dev, unsigned int chan,
 		return sacc_seterr(dev, EINVAL,
 				   "sacc_chan_open: unknown doorbell mode %d",
 				   (int)opts->doorbell);
-	ch = calloc(1, sizeof(*ch));
+	return 0;
+}
+
+/*
+ * The handle of channel @chan: the device's fds, DMA context, journal
+ * and mappings shared, its own register block and doorbell word.
+ * Registered in @dev->chans at once, so sacc_chan_release() undoes a
+ * half-started one.
+ */
+static struct sacc_dev *chan_new(struct sacc_dev *dev, unsigned int chan,
+				 const struct sacc_open_opts *opts)
+{
+	struct sacc_dev *ch = calloc(1, sizeof(*ch));
+
 	if (!ch)
-		return sacc_seterr(dev, ENOMEM, "out of memory");
+		return NULL;
 	memcpy(ch->bdf, dev->bdf, sizeof(ch->bdf));
 	ch->group = dev->group;
 	ch->container_fd = dev->container_fd;
@@ -216,63 +221,88 @@ int sacc_chan_open(struct sacc_dev *dev, unsigned int chan,
 	ch->inline_max = dev->inline_max;
 	dev->chans[chan] = ch;
 	dev->nchans++;
+	return ch;
+}
+
+/* Rings, PUT word and MSI-X vector for @ch, then its block's reset and
+ * init: 0, or the error on @ch. */
+static int chan_start(struct sacc_dev *ch)
+{
+	struct sacc_dev *dev = ch->root;
+	char name[32];
+	int ret;
+
 	if (!sacc_ring_size_valid(ch->sq_entries) ||
-	    !sacc_ring_size_valid(ch->cq_entries)) {
-		ret = sacc_seterr(ch, EINVAL,
-				  "ring sizes must be powers of two from %u "
-				  "to %u (got SQ %u, CQ %u)",
-				  SACC_RING_MIN_ENTRIES, SACC_RING_MAX_ENTRIES,
-				  ch->sq_entries, ch->cq_entries);
-		goto fail;
-	}
+	    !sacc_ring_size_valid(ch->cq_entries))
+		return sacc_seterr(ch, EINVAL,
+				   "ring sizes must be powers of two from %u "
+				   "to %u (got SQ %u, CQ %u)",
+				   SACC_RING_MIN_ENTRIES, SACC_RING_MAX_ENTRIES,
+				   ch->sq_entries, ch->cq_entries);
 	if ((ch->doorbell == SACC_DOORBELL_MMAP ||
 	     ch->doorbell == SACC_DOORBELL_PUT_TOKEN) &&
-	    !ch->db) {
-		ret = sacc_seterr(ch, ENOTSUP,
-				  "%s: the doorbell page is not mmapped; "
-				  "open channel %u with the syscall doorbell",
-				  ch->bdf, chan);
-		goto fail;
-	}
+	    !ch->db)
+		return sacc_seterr(ch, ENOTSUP,
+				   "%s: the doorbell page is not mmapped; "
+				   "open channel %u with the syscall doorbell",
+				   ch->bdf, ch->chan);
 	ret = sacc_queue_alloc(ch);
 	if (ret)
-		goto fail;
+		return ret;
 	if (ch->mode & SACC_MODE_TOKEN) {
 		snprintf(name, sizeof(name), "put word");
 		ret = sacc_buf_alloc_internal(ch, SACC_PUT_ALIGN,
 					      SACC_DMA_TO_DEVICE, name, true,
 					      &ch->put_buf);
 		if (ret)
-			goto fail;
+			return ret;
 		ch->put = sacc_buf_va(ch->put_buf);
 	}
 	ch->irq_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (ch->irq_fd < 0) {
-		ret = sacc_seterr(ch, errno, "eventfd: %s", strerror(errno));
-		goto fail;
-	}
-	ret = set_vector(dev, chan, ch->irq_fd);
+	if (ch->irq_fd < 0)
+		return sacc_seterr(ch, errno, "eventfd: %s", strerror(errno));
+	ret = set_vector(dev, ch->chan, ch->irq_fd);
 	if (ret) {
 		sacc_seterr(ch, -ret,
 			    "%s: VFIO_DEVICE_SET_IRQS(MSI-X vector %u -> "
 			    "eventfd): %s",
-			    ch->bdf, chan, strerror(-ret));
-		goto fail;
+			    ch->bdf, ch->chan, strerror(-ret));
+		return ret;
 	}
 	ch->irq_enabled = true;
 	ret = sacc_chan_hw_reset(ch);
 	if (!ret)
 		ret = sacc_hw_init(ch);
-	if (ret)
-		goto fail;
-	*out = ch;
-	return 0;
-fail : {
-	struct sacc_err why = ch->err;
+	return ret;
+}
 
+int sacc_chan_open(struct sacc_dev *dev, unsigned int chan,
+		   const struct sacc_open_opts *opts, struct sacc_dev **out)
+{
+	struct sacc_dev *ch;
+	struct sacc_err why;
+	int ret;
+
+	if (!out)
+		return sacc_seterr(dev, EINVAL, "sacc_chan_open: out is NULL");
+	*out = NULL;
+	if (!dev)
+		return sacc_seterr(NULL, EINVAL, "sacc_chan_open: dev is NULL");
+	ret = chan_open_check(dev, chan, opts);
+	if (ret)
+		return ret;
+	ch = chan_new(dev, chan, opts);
+	if (!ch)
+		return sacc_seterr(dev, ENOMEM, "out of memory");
+	ret = chan_start(ch);
+	if (!ret) {
+		*out = ch;
+		return 0;
+	}
+	/* The error is on the channel's handle, which goes: move it to dev. */
+	why = ch->err;
 	sacc_chan_release(ch);
 	return sacc_seterr(dev, ret, "%s", why.msg);
-}
 }
 
 unsigned int sacc_dev_channel(const struct sacc_dev *dev)

@@ -97,7 +97,7 @@ struct sacc_dev {
 	struct sacc_err why_gone;   /* why it was released */
 
 	/*
-	 * Progress watch (queue.c, slow path only): since when nothing was
+	 * Progress watch (health.c, slow path only): since when nothing was
 	 * reaped with work outstanding (0: not watching), and the CQ_HEAD
 	 * rewind probe that tells a device stuck one completion behind
 	 * (a completion libsacc took was not the device's) from a slow one.
@@ -218,10 +218,51 @@ void sacc_progress_reset(struct sacc_dev *dev);
 /* 0 if @dev may take work, else the error (named @what), as
  * sacc_submit() checks it. */
 int sacc_queue_ready(struct sacc_dev *dev, const char *what);
+
+/* The operation in @t is over (reaped or abandoned): unpin its buffers.
+ * Inline: sacc_poll() calls it once per completion. */
+static inline void sacc_untrack(struct sacc_track *t)
+{
+	if (t->src && t->src->inflight)
+		t->src->inflight--;
+	if (t->dst && t->dst->inflight)
+		t->dst->inflight--;
+	t->src = t->dst = NULL;
+}
+
+static inline uint32_t sacc_next_req_id(struct sacc_dev *dev)
+{
+	uint32_t id = dev->next_req_id;
+
+	/* 1..INT32_MAX: never 0 (FAULT_REQ_ID's "no descriptor"), and
+	 * representable as sacc_submit_raw()'s positive return value. */
+	dev->next_req_id = id >= INT32_MAX ? 1 : id + 1;
+	return id;
+}
+
+/* submit.c */
+/* 0 if op @i of a submission is one the device may be given, else the
+ * error (sacc_submit(), sacc_write(), sacc_chain_create()). */
+int sacc_check_op(struct sacc_dev *dev, const struct sacc_op *op,
+		  unsigned int i);
+/* The same for its destination alone, @len bytes of it. */
+int sacc_check_dst(struct sacc_dev *dev, const struct sacc_op *op,
+		   unsigned int i, uint32_t len);
 /* Push validated @ops with one doorbell (sacc_submit() after its
  * checks); *t_db (may be NULL) gets the clock just before the doorbell. */
 int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
 		    unsigned int n, uint64_t *t_db);
+/* Publish the @count operations pushed from SQ slot @first on and ring
+ * the doorbell (events stamped with one clock read, also into *t_db). */
+int sacc_publish_ring(struct sacc_dev *dev, uint32_t first, uint32_t count,
+		      uint64_t *t_db);
+
+/* health.c: the slow path */
+/* The device's look (STATUS, CQ, progress) when polls find nothing or a
+ * wait wakes without a completion (@status: read STATUS even idle). */
+int sacc_health(struct sacc_dev *dev, bool status);
+/* Decide the CQ_HEAD rewind probe if it can be (@final: it must be). */
+int sacc_probe_check(struct sacc_dev *dev, bool final);
 
 /* chan.c */
 int sacc_bar2_map(struct sacc_dev *dev);

@@ -152,6 +152,159 @@ static int parse_sizes(const char *arg, struct bench_cfg *c, const char *opt)
 	return 0;
 }
 
+/* Which of the options that go together or not were given. */
+struct bench_given {
+	bool sweep, sizes, seconds;
+};
+
+/*
+ * One option @ch (with optarg) into @c: 0, -1 after --help, else the
+ * exit status.  --events and --events-max are not the bench's but the
+ * recorder's, so they go to @events and @events_max.
+ */
+static int bench_option(int ch, struct bench_cfg *c, struct bench_given *g,
+			const char **events, uint64_t *events_max)
+{
+	uint64_t v;
+	int ret;
+
+	switch (ch) {
+	case 'q':
+		if (!parse_u64(optarg, &c->qd) || c->qd < 1 ||
+		    c->qd >= SACC_RING_MAX_ENTRIES)
+			return usage_error(usage_bench, "bench",
+					   "--qd must be 1..%u, not '%s'",
+					   SACC_RING_MAX_ENTRIES - 1, optarg);
+		break;
+	case 'i':
+		c->irq = true;
+		break;
+	case 't':
+		if (!parse_double(optarg, &c->seconds) || c->seconds <= 0 ||
+		    c->seconds > 3600)
+			return usage_error(usage_bench, "bench",
+					   "--seconds must be > 0 and <= 3600, "
+					   "not '%s'",
+					   optarg);
+		g->seconds = true;
+		break;
+	case 'j':
+		c->json = true;
+		break;
+	case 'D':
+		c->db_store = true;
+		break;
+	case 'C':
+		if (!parse_u64(optarg, &v) || v < 1 || v > SACC_CHANNELS_MAX)
+			return usage_error(usage_bench, "bench",
+					   "--channels must be 1..%u, not '%s'",
+					   SACC_CHANNELS_MAX, optarg);
+		c->channels = (unsigned int)v;
+		break;
+	case 'N':
+		if (!parse_u64(optarg, &c->chain) || c->chain < 1 ||
+		    c->chain > 4096)
+			return usage_error(usage_bench, "bench",
+					   "--chain must be 1..4096, not '%s'",
+					   optarg);
+		break;
+	case 'S':
+	case 'Z':
+		ret = parse_sizes(optarg, c, ch == 'S' ? "--sweep" : "--sizes");
+		if (ret)
+			return ret;
+		g->sweep |= ch == 'S';
+		g->sizes |= ch == 'Z';
+		break;
+	case 'B':
+		c->breakdown = true;
+		break;
+	case 'R':
+		if (!parse_u64(optarg, &v) || v < 1 || v > BENCH_REPEAT_MAX)
+			return usage_error(usage_bench, "bench",
+					   "--repeat must be 1..%u, not '%s'",
+					   BENCH_REPEAT_MAX, optarg);
+		c->repeat = (unsigned int)v;
+		break;
+	case 'E':
+		*events = optarg;
+		break;
+	case 'M':
+		if (!parse_u64(optarg, events_max) || *events_max < 2 ||
+		    *events_max > SACC_EVENTS_MAX)
+			return usage_error(usage_bench, "bench",
+					   "--events-max must be 2..%u, not "
+					   "'%s'",
+					   SACC_EVENTS_MAX, optarg);
+		break;
+	case 'h':
+		usage_bench(stdout);
+		return -1;
+	default:
+		ret = parse_op_arg(ch, optarg, &c->a, "bench", usage_bench);
+		if (ret)
+			return ret < 0 ? EXIT_USAGE : ret;
+	}
+	return 0;
+}
+
+/* The modes and options that do not go together, and the defaults that
+ * depend on others: 0 or the exit status. */
+static int check_bench_cfg(struct bench_cfg *c, const struct bench_given *g)
+{
+	if (g->sweep && g->sizes)
+		return usage_error(usage_bench, "bench",
+				   "--sweep and --sizes do not go together "
+				   "(--sizes is for --breakdown)");
+	if (g->sizes && !c->breakdown)
+		return usage_error(usage_bench, "bench",
+				   "--sizes goes with --breakdown (--sweep "
+				   "LIST for the sweep)");
+	if (c->breakdown && (g->sweep || c->chain || c->channels > 1))
+		return usage_error(usage_bench, "bench",
+				   "--breakdown is a mode of its own: not with "
+				   "--sweep, --chain or --channels");
+	if (c->repeat > 1 && (g->sweep || c->chain || c->channels > 1))
+		return usage_error(usage_bench, "bench",
+				   "--repeat goes with the plain bench and "
+				   "--breakdown");
+	if (c->db_store &&
+	    (g->sweep || c->breakdown || c->chain || c->channels > 1))
+		return usage_error(usage_bench, "bench",
+				   "--doorbell-store goes with the plain bench "
+				   "only");
+	if (c->db_store && c->a.doorbell != SACC_DOORBELL_MMAP)
+		return usage_error(usage_bench, "bench",
+				   "--doorbell-store times the mmapped tail "
+				   "doorbell: not with --doorbell %s",
+				   doorbell_name(c->a.doorbell));
+	if (c->breakdown && !g->seconds)
+		c->seconds = 4; /* for all rows together */
+	if (!c->qd)
+		c->qd = c->a.batch > SACC_DEFAULT_ENTRIES - 1
+			    ? c->a.batch
+			    : SACC_DEFAULT_ENTRIES - 1;
+	if (c->a.op == SACC_OP_WRITE_INLINE && !c->nsweep &&
+	    c->a.size > SACC_INLINE_MAX)
+		return usage_error(usage_bench, "bench",
+				   "--op write-inline carries at most %u bytes "
+				   "(--size)",
+				   SACC_INLINE_MAX);
+	if (g->sweep && c->a.op != SACC_OP_WRITE_INLINE &&
+	    c->a.op != SACC_OP_MEMCPY)
+		return usage_error(usage_bench, "bench",
+				   "--sweep measures --op write-inline (inline "
+				   "vs DMA) or memcpy");
+	if (c->a.op == SACC_OP_TIMESTAMP)
+		c->a.size = SACC_TIMESTAMP_LEN;
+	if (c->a.batch > c->qd)
+		return usage_error(usage_bench, "bench",
+				   "--batch %llu is larger than --qd %llu",
+				   (unsigned long long)c->a.batch,
+				   (unsigned long long)c->qd);
+	return 0;
+}
+
 static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 			    const char **events, uint64_t *events_max)
 {
@@ -176,8 +329,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	static char bdf[SACC_BDF_MAX];
-	bool sweep = false, sizes = false, seconds = false;
-	uint64_t v;
+	struct bench_given g = {0};
 	int ch, ret;
 
 	memset(c, 0, sizeof(*c));
@@ -191,148 +343,15 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 	*events_max = 1u << 20;
 	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jC:N:S:BZ:R:E:M:Dh",
 				lo, usage_bench)) != -1) {
-		switch (ch) {
-		case 'q':
-			if (!parse_u64(optarg, &c->qd) || c->qd < 1 ||
-			    c->qd >= SACC_RING_MAX_ENTRIES)
-				return usage_error(usage_bench, "bench",
-						   "--qd must be 1..%u, not "
-						   "'%s'",
-						   SACC_RING_MAX_ENTRIES - 1,
-						   optarg);
-			break;
-		case 'i':
-			c->irq = true;
-			break;
-		case 't':
-			if (!parse_double(optarg, &c->seconds) ||
-			    c->seconds <= 0 || c->seconds > 3600)
-				return usage_error(usage_bench, "bench",
-						   "--seconds must be > 0 and "
-						   "<= 3600, not '%s'",
-						   optarg);
-			seconds = true;
-			break;
-		case 'j':
-			c->json = true;
-			break;
-		case 'D':
-			c->db_store = true;
-			break;
-		case 'C':
-			if (!parse_u64(optarg, &v) || v < 1 ||
-			    v > SACC_CHANNELS_MAX)
-				return usage_error(usage_bench, "bench",
-						   "--channels must be 1..%u, "
-						   "not '%s'",
-						   SACC_CHANNELS_MAX, optarg);
-			c->channels = (unsigned int)v;
-			break;
-		case 'N':
-			if (!parse_u64(optarg, &c->chain) || c->chain < 1 ||
-			    c->chain > 4096)
-				return usage_error(usage_bench, "bench",
-						   "--chain must be 1..4096, "
-						   "not '%s'",
-						   optarg);
-			break;
-		case 'S':
-		case 'Z':
-			ret = parse_sizes(optarg, c,
-					  ch == 'S' ? "--sweep" : "--sizes");
-			if (ret)
-				return ret;
-			sweep |= ch == 'S';
-			sizes |= ch == 'Z';
-			break;
-		case 'B':
-			c->breakdown = true;
-			break;
-		case 'R':
-			if (!parse_u64(optarg, &v) || v < 1 ||
-			    v > BENCH_REPEAT_MAX)
-				return usage_error(usage_bench, "bench",
-						   "--repeat must be 1..%u, "
-						   "not '%s'",
-						   BENCH_REPEAT_MAX, optarg);
-			c->repeat = (unsigned int)v;
-			break;
-		case 'E':
-			*events = optarg;
-			break;
-		case 'M':
-			if (!parse_u64(optarg, events_max) || *events_max < 2 ||
-			    *events_max > SACC_EVENTS_MAX)
-				return usage_error(usage_bench, "bench",
-						   "--events-max must be "
-						   "2..%u, not '%s'",
-						   SACC_EVENTS_MAX, optarg);
-			break;
-		case 'h':
-			usage_bench(stdout);
-			return -1;
-		default:
-			ret = parse_op_arg(ch, optarg, &c->a, "bench",
-					   usage_bench);
-			if (ret)
-				return ret < 0 ? EXIT_USAGE : ret;
-		}
+		ret = bench_option(ch, c, &g, events, events_max);
+		if (ret)
+			return ret;
 	}
 	ret = parse_bdf_operand(argc, argv, bdf, "bench", usage_bench);
 	if (ret)
 		return ret;
 	c->bdf = bdf;
-	if (sweep && sizes)
-		return usage_error(usage_bench, "bench",
-				   "--sweep and --sizes do not go together "
-				   "(--sizes is for --breakdown)");
-	if (sizes && !c->breakdown)
-		return usage_error(usage_bench, "bench",
-				   "--sizes goes with --breakdown (--sweep "
-				   "LIST for the sweep)");
-	if (c->breakdown && (sweep || c->chain || c->channels > 1))
-		return usage_error(usage_bench, "bench",
-				   "--breakdown is a mode of its own: not with "
-				   "--sweep, --chain or --channels");
-	if (c->repeat > 1 && (sweep || c->chain || c->channels > 1))
-		return usage_error(usage_bench, "bench",
-				   "--repeat goes with the plain bench and "
-				   "--breakdown");
-	if (c->db_store &&
-	    (sweep || c->breakdown || c->chain || c->channels > 1))
-		return usage_error(usage_bench, "bench",
-				   "--doorbell-store goes with the plain bench "
-				   "only");
-	if (c->db_store && c->a.doorbell != SACC_DOORBELL_MMAP)
-		return usage_error(usage_bench, "bench",
-				   "--doorbell-store times the mmapped tail "
-				   "doorbell: not with --doorbell %s",
-				   doorbell_name(c->a.doorbell));
-	if (c->breakdown && !seconds)
-		c->seconds = 4; /* for all rows together */
-	if (!c->qd)
-		c->qd = c->a.batch > SACC_DEFAULT_ENTRIES - 1
-			    ? c->a.batch
-			    : SACC_DEFAULT_ENTRIES - 1;
-	if (c->a.op == SACC_OP_WRITE_INLINE && !c->nsweep &&
-	    c->a.size > SACC_INLINE_MAX)
-		return usage_error(usage_bench, "bench",
-				   "--op write-inline carries at most %u bytes "
-				   "(--size)",
-				   SACC_INLINE_MAX);
-	if (sweep && c->a.op != SACC_OP_WRITE_INLINE &&
-	    c->a.op != SACC_OP_MEMCPY)
-		return usage_error(usage_bench, "bench",
-				   "--sweep measures --op write-inline (inline "
-				   "vs DMA) or memcpy");
-	if (c->a.op == SACC_OP_TIMESTAMP)
-		c->a.size = SACC_TIMESTAMP_LEN;
-	if (c->a.batch > c->qd)
-		return usage_error(usage_bench, "bench",
-				   "--batch %llu is larger than --qd %llu",
-				   (unsigned long long)c->a.batch,
-				   (unsigned long long)c->qd);
-	return 0;
+	return check_bench_cfg(c, &g);
 }
 
 /* ---- the plain bench: one run ---- */

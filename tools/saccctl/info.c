@@ -83,32 +83,36 @@ static const char *class_name(uint32_t cls)
 	return "";
 }
 
-int cmd_info(int argc, char **argv)
+/* What saccctl info found out about one device. */
+struct info {
+	struct sacc_pci_dev d;
+	struct sacc_pci_bar bars[6];
+	int viable; /* sacc_group_viable(): 1 viable, else why says */
+	char why[512];
+	const char *open_err; /* NULL: opened through VFIO, the rest read */
+	struct sacc_iova_range ranges[SACC_IOMMU_MAX_RANGES];
+	int nr;
+	uint64_t pgsizes;
+	uint64_t vals[NREGS];
+	char journal[PATH_MAX], journal_why[512];
+};
+
+/* 0 with the device in @bdf, -1 after --help, else the exit status. */
+static int parse_info_args(int argc, char **argv, char *bdf, bool *json)
 {
 	static const struct option lo[] = {{"json", no_argument, NULL, 'j'},
 					   {"help", no_argument, NULL, 'h'},
 					   {NULL, 0, NULL, 0}};
-	struct sacc_open_opts opts = {.flags = SACC_OPEN_NO_INIT};
-	struct sacc_iova_range ranges[SACC_IOMMU_MAX_RANGES];
-	uint64_t vals[NREGS], pgsizes = 0;
-	struct sacc_pci_bar bars[6];
-	struct sacc_dev *dev = NULL;
-	char bdf[SACC_BDF_MAX], why[512], sz[32], dec[96];
-	char journal[PATH_MAX] = "", journal_why[512] = "";
-	const char *jwhy = NULL;
-	struct sacc_pci_dev d;
-	bool json = false;
-	int c, i, nr = 0, viable, rc = EXIT_OK;
-	const char *open_err = NULL;
+	int c;
 
 	while ((c = cmd_getopt(argc, argv, "jh", lo, usage_info)) != -1) {
 		switch (c) {
 		case 'j':
-			json = true;
+			*json = true;
 			break;
 		case 'h':
 			usage_info(stdout);
-			return EXIT_OK;
+			return -1;
 		default:
 			return EXIT_USAGE;
 		}
@@ -123,163 +127,214 @@ int cmd_info(int argc, char **argv)
 				   argv[optind + 1]);
 	if (sacc_bdf_parse(argv[optind], bdf))
 		return usage_error(usage_info, "info", "%s", sacc_errmsg(NULL));
-	if (sacc_pci_get(bdf, &d))
-		return fail("%s", sacc_errmsg(NULL));
-	if (!d.is_sacc)
-		return fail("%s is not a SACC device (vendor %04x device %04x, "
-			    "want %04x:%04x); saccctl list shows SACC devices",
-			    d.bdf, d.vendor, d.device, SACC_PCI_VENDOR_ID,
-			    SACC_PCI_DEVICE_ID);
-	if (sacc_pci_bars(bdf, bars))
-		memset(bars, 0, sizeof(bars));
-	viable = d.iommu_group >= 0
-		     ? sacc_group_viable(d.iommu_group, bdf, why, sizeof(why))
-		     : 0;
-	if (d.iommu_group < 0)
-		snprintf(why, sizeof(why), "no IOMMU group (IOMMU off?)");
-	else if (viable < 0)
-		snprintf(why, sizeof(why), "%s", sacc_errmsg(NULL));
+	return 0;
+}
 
-	if (sacc_open(bdf, &opts, &dev) == 0) {
-		nr = sacc_dev_iova_ranges(dev, ranges, SACC_IOMMU_MAX_RANGES,
-					  &pgsizes);
-		if (nr > SACC_IOMMU_MAX_RANGES)
-			nr = SACC_IOMMU_MAX_RANGES;
-		for (i = 0; i < (int)NREGS; i++) {
-			uint32_t lo32 = 0, hi32 = 0;
+/* What sysfs says without opening the device: BARs, group viability. */
+static void read_platform(const char *bdf, struct info *in)
+{
+	if (sacc_pci_bars(bdf, in->bars))
+		memset(in->bars, 0, sizeof(in->bars));
+	in->viable = in->d.iommu_group >= 0
+			 ? sacc_group_viable(in->d.iommu_group, bdf, in->why,
+					     sizeof(in->why))
+			 : 0;
+	if (in->d.iommu_group < 0)
+		snprintf(in->why, sizeof(in->why),
+			 "no IOMMU group (IOMMU off?)");
+	else if (in->viable < 0)
+		snprintf(in->why, sizeof(in->why), "%s", sacc_errmsg(NULL));
+}
 
-			sacc_reg_read(dev, regs[i].off, &lo32);
-			if (regs[i].wide)
-				sacc_reg_read(dev, regs[i].off + 4, &hi32);
-			vals[i] = lo32 | (uint64_t)hi32 << 32;
-		}
-		{
-			const char *jp = sacc_dev_journal(dev, &jwhy);
+/* What only VFIO shows (IOVA ranges, registers, the journal): EXIT_OK,
+ * or EXIT_FAIL with in->open_err if the device cannot be opened. */
+static int read_device(const char *bdf, struct info *in)
+{
+	struct sacc_open_opts opts = {.flags = SACC_OPEN_NO_INIT};
+	struct sacc_dev *dev = NULL;
+	const char *jp, *jwhy = NULL;
 
-			snprintf(journal, sizeof(journal), "%s", jp ? jp : "");
-			snprintf(journal_why, sizeof(journal_why), "%s",
-				 jwhy ? jwhy : "");
-		}
-		sacc_close(dev);
-	} else {
-		open_err = sacc_errmsg(NULL);
-		rc = EXIT_FAIL;
+	if (sacc_open(bdf, &opts, &dev)) {
+		in->open_err = sacc_errmsg(NULL);
+		return EXIT_FAIL;
 	}
+	in->nr = sacc_dev_iova_ranges(dev, in->ranges, SACC_IOMMU_MAX_RANGES,
+				      &in->pgsizes);
+	if (in->nr > SACC_IOMMU_MAX_RANGES)
+		in->nr = SACC_IOMMU_MAX_RANGES;
+	for (int i = 0; i < (int)NREGS; i++) {
+		uint32_t lo32 = 0, hi32 = 0;
 
-	if (json) {
-		struct json_object *o = jobj(), *a;
+		sacc_reg_read(dev, regs[i].off, &lo32);
+		if (regs[i].wide)
+			sacc_reg_read(dev, regs[i].off + 4, &hi32);
+		in->vals[i] = lo32 | (uint64_t)hi32 << 32;
+	}
+	jp = sacc_dev_journal(dev, &jwhy);
+	snprintf(in->journal, sizeof(in->journal), "%s", jp ? jp : "");
+	snprintf(in->journal_why, sizeof(in->journal_why), "%s",
+		 jwhy ? jwhy : "");
+	sacc_close(dev);
+	return EXIT_OK;
+}
 
-		jset_str(o, "bdf", d.bdf);
-		jset_fmt(o, "vendor", "%04x", d.vendor);
-		jset_fmt(o, "device", "%04x", d.device);
-		jset_fmt(o, "subsystem_vendor", "%04x", d.subsys_vendor);
-		jset_fmt(o, "subsystem_device", "%04x", d.subsys_device);
-		jset_fmt(o, "revision", "%02x", d.revision);
-		jset_fmt(o, "class", "%06x", d.class_code);
-		jset_str(o, "driver", d.driver[0] ? d.driver : NULL);
-		if (d.iommu_group >= 0)
-			jset_int(o, "iommu_group", d.iommu_group);
-		else
-			jset_null(o, "iommu_group");
-		jset_bool(o, "viable", viable == 1);
-		jset_str(o, "viable_reason", viable == 1 ? "ok" : why);
-		a = jarr();
-		for (i = 0; i < 6; i++) {
-			struct json_object *b;
+static int print_info_json(const struct info *in, int rc)
+{
+	const struct sacc_pci_dev *d = &in->d;
+	struct json_object *o = jobj(), *a;
+	int i;
 
-			if (!bars[i].size)
-				continue;
-			b = jobj();
-			jset_int(b, "index", i);
-			jset_hex(b, "start", bars[i].start);
-			jset_u64(b, "size", bars[i].size);
-			jset_hex(b, "flags", bars[i].flags);
-			jpush(a, b);
-		}
-		jset(o, "bars", a);
-		if (open_err) {
-			jset_str(o, "error", open_err);
-			return jprint(o, JSON_SPACED) ? EXIT_FAIL : rc;
-		}
-		jset_hex(o, "iova_pgsizes", pgsizes);
-		a = jarr();
-		for (i = 0; i < nr; i++) {
-			struct json_object *r = jobj();
+	jset_str(o, "bdf", d->bdf);
+	jset_fmt(o, "vendor", "%04x", d->vendor);
+	jset_fmt(o, "device", "%04x", d->device);
+	jset_fmt(o, "subsystem_vendor", "%04x", d->subsys_vendor);
+	jset_fmt(o, "subsystem_device", "%04x", d->subsys_device);
+	jset_fmt(o, "revision", "%02x", d->revision);
+	jset_fmt(o, "class", "%06x", d->class_code);
+	jset_str(o, "driver", d->driver[0] ? d->driver : NULL);
+	if (d->iommu_group >= 0)
+		jset_int(o, "iommu_group", d->iommu_group);
+	else
+		jset_null(o, "iommu_group");
+	jset_bool(o, "viable", in->viable == 1);
+	jset_str(o, "viable_reason", in->viable == 1 ? "ok" : in->why);
+	a = jarr();
+	for (i = 0; i < 6; i++) {
+		struct json_object *b;
 
-			jset_hex(r, "start", ranges[i].start);
-			jset_hex(r, "end", ranges[i].end);
-			jpush(a, r);
-		}
-		jset(o, "iova_ranges", a);
-		jset_str(o, "journal", journal[0] ? journal : NULL);
-		jset_str(o, "journal_error",
-			 journal_why[0] ? journal_why : NULL);
-		a = jobj();
-		for (i = 0; i < (int)NREGS; i++)
-			jset_hex(a, regs[i].name, vals[i]);
-		jset(o, "registers", a);
+		if (!in->bars[i].size)
+			continue;
+		b = jobj();
+		jset_int(b, "index", i);
+		jset_hex(b, "start", in->bars[i].start);
+		jset_u64(b, "size", in->bars[i].size);
+		jset_hex(b, "flags", in->bars[i].flags);
+		jpush(a, b);
+	}
+	jset(o, "bars", a);
+	if (in->open_err) {
+		jset_str(o, "error", in->open_err);
 		return jprint(o, JSON_SPACED) ? EXIT_FAIL : rc;
 	}
+	jset_hex(o, "iova_pgsizes", in->pgsizes);
+	a = jarr();
+	for (i = 0; i < in->nr; i++) {
+		struct json_object *r = jobj();
 
-	printf("%s  SACC accelerator\n", d.bdf);
+		jset_hex(r, "start", in->ranges[i].start);
+		jset_hex(r, "end", in->ranges[i].end);
+		jpush(a, r);
+	}
+	jset(o, "iova_ranges", a);
+	jset_str(o, "journal", in->journal[0] ? in->journal : NULL);
+	jset_str(o, "journal_error",
+		 in->journal_why[0] ? in->journal_why : NULL);
+	a = jobj();
+	for (i = 0; i < (int)NREGS; i++)
+		jset_hex(a, regs[i].name, in->vals[i]);
+	jset(o, "registers", a);
+	return jprint(o, JSON_SPACED) ? EXIT_FAIL : rc;
+}
+
+/* Identity, group and BARs: what sysfs shows, opened or not. */
+static void print_identity(const struct info *in)
+{
+	const struct sacc_pci_dev *d = &in->d;
+	char sz[32];
+
+	printf("%s  SACC accelerator\n", d->bdf);
 	printf("  identity     vendor %04x device %04x subsystem %04x:%04x "
 	       "revision %02x\n",
-	       d.vendor, d.device, d.subsys_vendor, d.subsys_device,
-	       d.revision);
-	printf("  class        %06x %s\n", d.class_code,
-	       class_name(d.class_code));
-	printf("  driver       %s\n", d.driver[0] ? d.driver : "(none)");
-	if (d.iommu_group >= 0)
-		printf("  IOMMU group  %d (%s%s%s)\n", d.iommu_group,
-		       viable == 1 ? "viable" : "not viable",
-		       viable == 1 ? "" : ": ", viable == 1 ? "" : why);
+	       d->vendor, d->device, d->subsys_vendor, d->subsys_device,
+	       d->revision);
+	printf("  class        %06x %s\n", d->class_code,
+	       class_name(d->class_code));
+	printf("  driver       %s\n", d->driver[0] ? d->driver : "(none)");
+	if (d->iommu_group >= 0)
+		printf("  IOMMU group  %d (%s%s%s)\n", d->iommu_group,
+		       in->viable == 1 ? "viable" : "not viable",
+		       in->viable == 1 ? "" : ": ",
+		       in->viable == 1 ? "" : in->why);
 	else
-		printf("  IOMMU group  none: %s\n", why);
-	for (i = 0; i < 6; i++) {
-		if (!bars[i].size)
+		printf("  IOMMU group  none: %s\n", in->why);
+	for (int i = 0; i < 6; i++) {
+		if (!in->bars[i].size)
 			continue;
 		printf("  BAR%d         0x%010llx  %-8s %s%s\n", i,
-		       (unsigned long long)bars[i].start,
-		       sacc_fmt_bytes(bars[i].size, sz, sizeof(sz)),
-		       bars[i].flags & 0x100 ? "io" : "memory",
+		       (unsigned long long)in->bars[i].start,
+		       sacc_fmt_bytes(in->bars[i].size, sz, sizeof(sz)),
+		       in->bars[i].flags & 0x100 ? "io" : "memory",
 		       i == SACC_BAR_REGS
 			   ? " (page 0 registers, page 1 doorbell)"
 		       : i == SACC_BAR_MSIX ? " (MSI-X table and PBA)"
 					    : "");
 	}
-	if (open_err) {
+}
+
+static int print_info_text(const struct info *in, int rc)
+{
+	char sz[32], dec[96];
+	int i;
+
+	print_identity(in);
+	if (in->open_err) {
 		fprintf(stderr,
 			"saccctl: cannot open %s through VFIO, so no IOVA "
 			"ranges or registers: %s\n",
-			d.bdf, open_err);
+			in->d.bdf, in->open_err);
 		return rc;
 	}
 	printf("  IOVA ranges ");
-	for (i = 0; i < nr; i++)
-		printf(" 0x%llx-0x%llx", (unsigned long long)ranges[i].start,
-		       (unsigned long long)ranges[i].end);
+	for (i = 0; i < in->nr; i++)
+		printf(" 0x%llx-0x%llx",
+		       (unsigned long long)in->ranges[i].start,
+		       (unsigned long long)in->ranges[i].end);
 	printf("\n  IOMMU pages ");
 	for (i = 0; i < 64; i++)
-		if (pgsizes & (1ull << i))
+		if (in->pgsizes & (1ull << i))
 			printf(" %s",
 			       sacc_fmt_bytes(1ull << i, sz, sizeof(sz)));
-	if (!journal[0])
-		printf("\n  journal      none: %s\n", journal_why);
-	else if (journal_why[0])
-		printf("\n  journal      %s (%s)\n", journal, journal_why);
+	if (!in->journal[0])
+		printf("\n  journal      none: %s\n", in->journal_why);
+	else if (in->journal_why[0])
+		printf("\n  journal      %s (%s)\n", in->journal,
+		       in->journal_why);
 	else
-		printf("\n  journal      %s\n", journal);
+		printf("\n  journal      %s\n", in->journal);
 	printf("  registers\n");
 	for (i = 0; i < (int)NREGS; i++) {
-		decode(&regs[i], vals[i], dec, sizeof(dec));
+		decode(&regs[i], in->vals[i], dec, sizeof(dec));
 		if (regs[i].wide)
 			printf("    0x%02x %-13s 0x%016llx%s%s\n", regs[i].off,
-			       regs[i].name, (unsigned long long)vals[i],
+			       regs[i].name, (unsigned long long)in->vals[i],
 			       dec[0] ? " " : "", dec);
 		else
 			printf("    0x%02x %-13s 0x%08llx%s%s\n", regs[i].off,
-			       regs[i].name, (unsigned long long)vals[i],
+			       regs[i].name, (unsigned long long)in->vals[i],
 			       dec[0] ? "         " : "", dec);
 	}
 	return rc;
+}
+
+int cmd_info(int argc, char **argv)
+{
+	struct info in;
+	char bdf[SACC_BDF_MAX];
+	bool json = false;
+	int rc;
+
+	rc = parse_info_args(argc, argv, bdf, &json);
+	if (rc)
+		return rc < 0 ? EXIT_OK : rc;
+	memset(&in, 0, sizeof(in));
+	if (sacc_pci_get(bdf, &in.d))
+		return fail("%s", sacc_errmsg(NULL));
+	if (!in.d.is_sacc)
+		return fail("%s is not a SACC device (vendor %04x device %04x, "
+			    "want %04x:%04x); saccctl list shows SACC devices",
+			    in.d.bdf, in.d.vendor, in.d.device,
+			    SACC_PCI_VENDOR_ID, SACC_PCI_DEVICE_ID);
+	read_platform(bdf, &in);
+	rc = read_device(bdf, &in);
+	return json ? print_info_json(&in, rc) : print_info_text(&in, rc);
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * inject.c - saccctl inject: run the fault-injection catalogue
- * (scenarios.c) and score every scenario on four properties:
+ * (scenarios*.c) and score every scenario on four properties:
  *
  *   blocked        the device reported status 2 for the bad descriptor,
  *                  or stopped with the fatal ring error;

@@ -187,234 +187,258 @@ static int reap(struct sacc_dev *dev, struct sacc_result *res, uint32_t want,
 	return 0;
 }
 
+/* One run's buffers and tallies. */
+struct run_state {
+	struct sacc_dev *dev;
+	struct sacc_buf *src, *dst;
+	struct sacc_op *ops;
+	struct sacc_result *res;
+	struct hist *eh; /* engine_ns of the ok operations */
+	bool data;	 /* not nop: there are bytes */
+	bool v3;	 /* write-inline or timestamp: no src buffer */
+	uint8_t key;	 /* dst = src XOR key */
+	uint64_t done, ok, failed, verified, mismatched;
+};
+
+/* The next @b operations, each with its own range of src and dst; src
+ * refilled (pattern @seq), dst poisoned. */
+static void prepare_batch(const struct run_cfg *c, struct run_state *s,
+			  uint32_t b, uint64_t seq)
+{
+	uint32_t i;
+
+	for (i = 0; i < b; i++) {
+		s->ops[i] = (struct sacc_op){
+		    .opcode = c->a.op,
+		    .flags = c->irq ? SACC_OPF_IRQ : 0,
+		    .len = s->data ? (uint32_t)c->a.size : 0,
+		    .src = s->data && !s->v3 ? s->src : NULL,
+		    .src_off = s->data && !s->v3 ? i * c->a.size : 0,
+		    .dst = s->data ? s->dst : NULL,
+		    .dst_off = s->data ? i * c->a.size : 0,
+		    .cookie = i,
+		    .data = c->a.op == SACC_OP_WRITE_INLINE
+				? (uint8_t *)sacc_buf_va(s->src) + i * c->a.size
+				: NULL,
+		};
+	}
+	if (!s->data)
+		return;
+	fill_pattern(sacc_buf_va(s->src), b * c->a.size, seq);
+	/* Poison that cannot pass for the right answer. */
+	for (i = 0; i < b; i++) {
+		uint8_t *src = (uint8_t *)sacc_buf_va(s->src) + i * c->a.size;
+		uint8_t *dst = (uint8_t *)sacc_buf_va(s->dst) + i * c->a.size;
+		size_t j;
+
+		for (j = 0; j < c->a.size; j++)
+			dst[j] = (uint8_t) ~(src[j] ^ s->key);
+	}
+}
+
+/* @x's status and length, and with --verify its destination bytes. */
+static void check_result(const struct run_cfg *c, struct run_state *s,
+			 const struct sacc_result *x)
+{
+	uint64_t n = s->done + x->cookie;
+	uint32_t want = s->data ? (uint32_t)c->a.size : 0;
+	const uint8_t *src, *dst;
+	long at;
+
+	if (x->status != SACC_STS_OK || x->result_len != want) {
+		if (s->failed < 10)
+			fprintf(stderr,
+				"saccctl: op %llu (req_id %u): status %u "
+				"(%s), result_len %u of %u\n",
+				(unsigned long long)n, x->req_id, x->status,
+				sacc_status_str(x->status), x->result_len,
+				want);
+		s->failed++;
+		return;
+	}
+	s->ok++;
+	h_add(s->eh, x->engine_ns);
+	if (!c->verify || !s->data || c->a.op == SACC_OP_TIMESTAMP)
+		return;
+	src = (uint8_t *)sacc_buf_va(s->src) + x->cookie * c->a.size;
+	dst = (uint8_t *)sacc_buf_va(s->dst) + x->cookie * c->a.size;
+	at = first_diff(src, dst, c->a.size, s->key);
+	if (at < 0) {
+		s->verified++;
+		return;
+	}
+	if (s->mismatched < 10)
+		fprintf(stderr,
+			"saccctl: op %llu (req_id %u): dst byte %ld is 0x%02x, "
+			"expected 0x%02x\n",
+			(unsigned long long)n, x->req_id, at, dst[at],
+			(uint8_t)(src[at] ^ s->key));
+	s->mismatched++;
+}
+
+/* Submit one batch of @b, reap it, check every result: 0 or fail()'s. */
+static int run_batch(const struct run_cfg *c, struct run_state *s, uint32_t b,
+		     uint64_t seq)
+{
+	uint64_t deadline;
+	int r;
+
+	prepare_batch(c, s, b, seq);
+	r = sacc_submit(s->dev, s->ops, b);
+	if (r < 0)
+		return fail("%s", sacc_errmsg(s->dev));
+	if ((uint32_t)r != b)
+		return fail("%s: only %d of %u operations fit in the SQ",
+			    c->bdf, r, b);
+	deadline = now_ns() + (uint64_t)(c->timeout * 1e9);
+	if (reap(s->dev, s->res, b, c, deadline))
+		return EXIT_FAIL;
+	for (uint32_t i = 0; i < b; i++)
+		check_result(c, s, &s->res[i]);
+	return 0;
+}
+
+static int print_run_json(const struct run_cfg *c, const struct run_state *s,
+			  const struct sacc_stats *st, uint64_t ns)
+{
+	struct json_object *o = jobj(), *sts = jobj(), *eng = jobj();
+	const struct hist *eh = s->eh;
+
+	jset_str(o, "bdf", c->bdf);
+	jset_str(o, "op", sacc_opcode_str(c->a.op));
+	jset_u64(o, "size", s->data ? c->a.size : 0);
+	jset_u64(o, "count", c->count);
+	jset_u64(o, "batch", c->a.batch);
+	jset_str(o, "doorbell", doorbell_name(c->a.doorbell));
+	jset_bool(o, "irq", c->irq);
+	jset_bool(o, "verify", c->verify);
+	jset_u64(o, "ok", s->ok);
+	jset_u64(o, "failed", s->failed);
+	jset_u64(o, "verified", s->verified);
+	jset_u64(o, "mismatched", s->mismatched);
+	jset_double(o, "seconds", (double)ns / 1e9, "%.6f");
+	jset_double(o, "ops_per_sec",
+		    (double)s->done * 1e9 / (double)(ns ? ns : 1), "%.1f");
+	jset_u64(o, "doorbells", st->doorbells);
+	jset_u64(o, "interrupts", st->interrupts);
+	jset_u64(o, "device_errors", st->device_errors);
+	jset_u64(sts, "ok", st->by_status[0]);
+	jset_u64(sts, "bad_opcode", st->by_status[1]);
+	jset_u64(sts, "dma_fault", st->by_status[2]);
+	jset_u64(sts, "bad_length", st->by_status[3]);
+	jset(o, "status", sts);
+	jset_u64(o, "channel", sacc_dev_channel(s->dev));
+	jset_double(eng, "avg", eh->n ? (double)eh->sum / (double)eh->n : 0.0,
+		    "%.1f");
+	jset_u64(eng, "p50", h_pct(eh, 0.50));
+	jset_u64(eng, "p99", h_pct(eh, 0.99));
+	jset(o, "engine_ns", eng);
+	return jprint(o, JSON_SPACED);
+}
+
+static void print_run_text(const struct run_cfg *c, const struct run_state *s,
+			   const struct sacc_stats *st, uint64_t ns)
+{
+	const struct hist *eh = s->eh;
+	char sz[32];
+
+	printf("%s: %s%s%s x %llu, batch %llu, %s doorbell, %s\n", c->bdf,
+	       sacc_opcode_str(c->a.op), s->data ? " " : "",
+	       s->data ? sacc_fmt_bytes(c->a.size, sz, sizeof(sz)) : "",
+	       (unsigned long long)c->count, (unsigned long long)c->a.batch,
+	       doorbell_name(c->a.doorbell), c->irq ? "interrupts" : "polling");
+	printf("  %llu ok, %llu failed", (unsigned long long)s->ok,
+	       (unsigned long long)s->failed);
+	if (c->verify && s->data)
+		printf(", %llu verified, %llu mismatched",
+		       (unsigned long long)s->verified,
+		       (unsigned long long)s->mismatched);
+	else if (c->verify)
+		printf(" (nop: status checked, no data)");
+	printf("\n  %.3f s, %.0f ops/s, %llu doorbells, %llu interrupts\n",
+	       (double)ns / 1e9, (double)s->done * 1e9 / (double)(ns ? ns : 1),
+	       (unsigned long long)st->doorbells,
+	       (unsigned long long)st->interrupts);
+	if (eh->n && eh->max)
+		printf("  engine time %.2f us avg, %.2f us p50, %.2f us p99\n",
+		       (double)eh->sum / (double)eh->n / 1e3,
+		       (double)h_pct(eh, 0.50) / 1e3,
+		       (double)h_pct(eh, 0.99) / 1e3);
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct sacc_open_opts opts = {0};
-	struct sacc_buf *src = NULL, *dst = NULL;
-	struct sacc_result *res = NULL;
-	struct sacc_op *ops = NULL;
-	struct sacc_dev *dev = NULL, *root = NULL;
-	struct hist *eh = NULL;
+	struct run_state s = {0};
+	struct sacc_dev *root = NULL;
 	struct sacc_stats st;
 	struct run_cfg c;
-	uint64_t done = 0, ok = 0, failed = 0, verified = 0, mismatched = 0;
 	uint64_t t0, t1, bytes, seq = 0;
-	uint8_t key;
-	bool data, v3;
-	int rc, r;
-	uint32_t i, b;
-	char sz[32];
+	uint32_t b;
+	int rc;
 
 	rc = parse_run_args(argc, argv, &c);
 	if (rc)
 		return rc < 0 ? EXIT_OK : rc;
-	data = c.a.op != SACC_OP_NOP;
+	s.data = c.a.op != SACC_OP_NOP;
 	/* write-inline: the bytes from src's range go in the SQ;
 	 * timestamp: 8 bytes of clock to dst, nothing to compare */
-	v3 = c.a.op == SACC_OP_WRITE_INLINE || c.a.op == SACC_OP_TIMESTAMP;
-	key = c.a.op == SACC_OP_XFORM ? SACC_XFORM_KEY : 0;
+	s.v3 = c.a.op == SACC_OP_WRITE_INLINE || c.a.op == SACC_OP_TIMESTAMP;
+	s.key = c.a.op == SACC_OP_XFORM ? SACC_XFORM_KEY : 0;
 	/* an inline write takes 1 + its payload's slots */
-	opts.sq_entries = ring_for(
-	    c.a.batch * (c.a.op == SACC_OP_WRITE_INLINE
-			     ? 1 + SACC_INLINE_SLOTS(c.a.size)
-			     : 1));
+	opts.sq_entries =
+	    ring_for(c.a.batch * (c.a.op == SACC_OP_WRITE_INLINE
+				      ? 1 + SACC_INLINE_SLOTS(c.a.size)
+				      : 1));
 	opts.doorbell = c.a.doorbell;
-	if (open_handle(c.bdf, &opts, &root, &dev))
+	if (open_handle(c.bdf, &opts, &root, &s.dev))
 		return EXIT_FAIL;
 	rc = EXIT_FAIL;
-	eh = calloc(1, sizeof(*eh));
-	ops = calloc(c.a.batch, sizeof(*ops));
-	res = calloc(c.a.batch, sizeof(*res));
-	if (!ops || !res || !eh) {
+	s.eh = calloc(1, sizeof(*s.eh));
+	s.ops = calloc(c.a.batch, sizeof(*s.ops));
+	s.res = calloc(c.a.batch, sizeof(*s.res));
+	if (!s.ops || !s.res || !s.eh) {
 		fail("out of memory");
 		goto out;
 	}
 	bytes = c.a.batch * c.a.size;
-	if (data &&
-	    (sacc_buf_alloc(dev, bytes, SACC_DMA_TO_DEVICE, "run src", &src) ||
-	     sacc_buf_alloc(dev, bytes, SACC_DMA_FROM_DEVICE, "run dst",
-			    &dst))) {
-		fail("%s", sacc_errmsg(dev));
+	if (s.data && (sacc_buf_alloc(s.dev, bytes, SACC_DMA_TO_DEVICE,
+				      "run src", &s.src) ||
+		       sacc_buf_alloc(s.dev, bytes, SACC_DMA_FROM_DEVICE,
+				      "run dst", &s.dst))) {
+		fail("%s", sacc_errmsg(s.dev));
 		goto out;
 	}
 	t0 = now_ns();
-	while (done < c.count) {
-		uint64_t deadline;
-
-		b = (uint32_t)(c.count - done < c.a.batch ? c.count - done
-							  : c.a.batch);
-		for (i = 0; i < b; i++) {
-			ops[i] = (struct sacc_op){
-			    .opcode = c.a.op,
-			    .flags = c.irq ? SACC_OPF_IRQ : 0,
-			    .len = data ? (uint32_t)c.a.size : 0,
-			    .src = data && !v3 ? src : NULL,
-			    .src_off = data && !v3 ? i * c.a.size : 0,
-			    .dst = data ? dst : NULL,
-			    .dst_off = data ? i * c.a.size : 0,
-			    .cookie = i,
-			    .data =
-				c.a.op == SACC_OP_WRITE_INLINE
-				    ? (uint8_t *)sacc_buf_va(src) + i * c.a.size
-				    : NULL,
-			};
-		}
-		if (data) {
-			fill_pattern(sacc_buf_va(src), b * c.a.size, ++seq);
-			/* Poison that cannot pass for the right answer. */
-			for (i = 0; i < b; i++) {
-				uint8_t *s =
-				    (uint8_t *)sacc_buf_va(src) + i * c.a.size;
-				uint8_t *d =
-				    (uint8_t *)sacc_buf_va(dst) + i * c.a.size;
-				size_t j;
-
-				for (j = 0; j < c.a.size; j++)
-					d[j] = (uint8_t) ~(s[j] ^ key);
-			}
-		}
-		r = sacc_submit(dev, ops, b);
-		if (r < 0) {
-			fail("%s", sacc_errmsg(dev));
+	while (s.done < c.count) {
+		b = (uint32_t)(c.count - s.done < c.a.batch ? c.count - s.done
+							    : c.a.batch);
+		if (run_batch(&c, &s, b, ++seq))
 			goto out;
-		}
-		if ((uint32_t)r != b) {
-			fail("%s: only %d of %u operations fit in the SQ",
-			     c.bdf, r, b);
-			goto out;
-		}
-		deadline = now_ns() + (uint64_t)(c.timeout * 1e9);
-		if (reap(dev, res, b, &c, deadline))
-			goto out;
-		for (i = 0; i < b; i++) {
-			const struct sacc_result *x = &res[i];
-			uint64_t n = done + x->cookie;
-			uint32_t want = data ? (uint32_t)c.a.size : 0;
-
-			if (x->status != SACC_STS_OK || x->result_len != want) {
-				if (failed < 10)
-					fprintf(stderr,
-						"saccctl: op %llu (req_id %u): "
-						"status %u (%s), result_len %u "
-						"of %u\n",
-						(unsigned long long)n,
-						x->req_id, x->status,
-						sacc_status_str(x->status),
-						x->result_len, want);
-				failed++;
-				continue;
-			}
-			ok++;
-			h_add(eh, x->engine_ns);
-			if (!c.verify || !data || c.a.op == SACC_OP_TIMESTAMP)
-				continue;
-			{
-				const uint8_t *s = (uint8_t *)sacc_buf_va(src) +
-						   x->cookie * c.a.size;
-				const uint8_t *d = (uint8_t *)sacc_buf_va(dst) +
-						   x->cookie * c.a.size;
-				long at = first_diff(s, d, c.a.size, key);
-
-				if (at < 0) {
-					verified++;
-					continue;
-				}
-				if (mismatched < 10)
-					fprintf(stderr,
-						"saccctl: op %llu (req_id %u): "
-						"dst byte %ld is 0x%02x, "
-						"expected 0x%02x\n",
-						(unsigned long long)n,
-						x->req_id, at, d[at],
-						(uint8_t)(s[at] ^ key));
-				mismatched++;
-			}
-		}
-		done += b;
+		s.done += b;
 	}
 	t1 = now_ns();
-	sacc_stats(dev, &st);
+	sacc_stats(s.dev, &st);
 	if (c.json) {
-		struct json_object *o = jobj(), *sts = jobj(), *eng = jobj();
-
-		jset_str(o, "bdf", c.bdf);
-		jset_str(o, "op", sacc_opcode_str(c.a.op));
-		jset_u64(o, "size", data ? c.a.size : 0);
-		jset_u64(o, "count", c.count);
-		jset_u64(o, "batch", c.a.batch);
-		jset_str(o, "doorbell", doorbell_name(c.a.doorbell));
-		jset_bool(o, "irq", c.irq);
-		jset_bool(o, "verify", c.verify);
-		jset_u64(o, "ok", ok);
-		jset_u64(o, "failed", failed);
-		jset_u64(o, "verified", verified);
-		jset_u64(o, "mismatched", mismatched);
-		jset_double(o, "seconds", (double)(t1 - t0) / 1e9, "%.6f");
-		jset_double(o, "ops_per_sec",
-			    (double)done * 1e9 /
-				(double)(t1 - t0 ? t1 - t0 : 1),
-			    "%.1f");
-		jset_u64(o, "doorbells", st.doorbells);
-		jset_u64(o, "interrupts", st.interrupts);
-		jset_u64(o, "device_errors", st.device_errors);
-		jset_u64(sts, "ok", st.by_status[0]);
-		jset_u64(sts, "bad_opcode", st.by_status[1]);
-		jset_u64(sts, "dma_fault", st.by_status[2]);
-		jset_u64(sts, "bad_length", st.by_status[3]);
-		jset(o, "status", sts);
-		jset_u64(o, "channel", sacc_dev_channel(dev));
-		jset_double(eng, "avg",
-			    eh->n ? (double)eh->sum / (double)eh->n : 0.0,
-			    "%.1f");
-		jset_u64(eng, "p50", h_pct(eh, 0.50));
-		jset_u64(eng, "p99", h_pct(eh, 0.99));
-		jset(o, "engine_ns", eng);
-		if (jprint(o, JSON_SPACED))
+		if (print_run_json(&c, &s, &st, t1 - t0))
 			goto out; /* rc is EXIT_FAIL */
 	} else {
-		printf("%s: %s%s%s x %llu, batch %llu, %s doorbell, %s\n",
-		       c.bdf, sacc_opcode_str(c.a.op), data ? " " : "",
-		       data ? sacc_fmt_bytes(c.a.size, sz, sizeof(sz)) : "",
-		       (unsigned long long)c.count,
-		       (unsigned long long)c.a.batch,
-		       doorbell_name(c.a.doorbell),
-		       c.irq ? "interrupts" : "polling");
-		printf("  %llu ok, %llu failed", (unsigned long long)ok,
-		       (unsigned long long)failed);
-		if (c.verify && data)
-			printf(", %llu verified, %llu mismatched",
-			       (unsigned long long)verified,
-			       (unsigned long long)mismatched);
-		else if (c.verify)
-			printf(" (nop: status checked, no data)");
-		printf("\n  %.3f s, %.0f ops/s, %llu doorbells, %llu "
-		       "interrupts\n",
-		       (double)(t1 - t0) / 1e9,
-		       (double)done * 1e9 / (double)(t1 - t0 ? t1 - t0 : 1),
-		       (unsigned long long)st.doorbells,
-		       (unsigned long long)st.interrupts);
-		if (eh->n && eh->max)
-			printf(
-			    "  engine time %.2f us avg, %.2f us p50, %.2f us "
-			    "p99\n",
-			    (double)eh->sum / (double)eh->n / 1e3,
-			    (double)h_pct(eh, 0.50) / 1e3,
-			    (double)h_pct(eh, 0.99) / 1e3);
+		print_run_text(&c, &s, &st, t1 - t0);
 	}
-	if (failed || mismatched) {
+	if (s.failed || s.mismatched) {
 		fail("%s: %llu of %llu operations failed, %llu had wrong "
 		     "destination bytes (details above)",
-		     c.bdf, (unsigned long long)failed,
+		     c.bdf, (unsigned long long)s.failed,
 		     (unsigned long long)c.count,
-		     (unsigned long long)mismatched);
+		     (unsigned long long)s.mismatched);
 		goto out;
 	}
 	rc = EXIT_OK;
 out:
 	/* sacc_close() quiesces the device before freeing the buffers. */
 	sacc_close(root);
-	free(ops);
-	free(res);
-	free(eh);
+	free(s.ops);
+	free(s.res);
+	free(s.eh);
 	return rc;
 }

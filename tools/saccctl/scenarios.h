@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scenarios.h - what the files of saccctl inject's scenario catalogue
+ * share: the standard setup (the layout in scenarios.c's comment), the
+ * helpers that submit one bad descriptor and judge it, and the scenarios
+ * the table in scenarios.c lists, by file.
+ */
+#ifndef SACCCTL_SCENARIOS_H
+#define SACCCTL_SCENARIOS_H
+
+#include "inject.h"
+
+#define KiB 1024u
+
+struct std {
+	struct sacc_buf *src, *dst, *next;
+	uint8_t *plain;
+};
+
+/* Open the device and lay out src, dst and next (canaries, dst's if
+ * @dst_canary) and a process page without IOVA; 0 or -1. */
+int std_setup(struct inj *s, struct std *b, bool dst_canary);
+/* @iova must be unknown to the device's registry (never mapped). */
+int never_mapped(struct inj *s, uint64_t iova);
+/* Reap @id (submitted last): blocked if it faulted with status 2. */
+int reap_blocked(struct inj *s, int id, uint64_t fault, uint32_t access);
+/* One MEMCPY descriptor that must fault with @access at @fault. */
+int one_bad_copy(struct inj *s, uint64_t src, const char *src_what,
+		 uint64_t dst, const char *dst_what, uint32_t len,
+		 uint64_t fault, uint32_t access);
+
+/* scenarios_ring.c */
+int sc_sq_unmapped(struct inj *s);
+int sc_cq_readonly(struct inj *s);
+int sc_token_put_unmapped(struct inj *s);
+int sc_inline_dst_readonly(struct inj *s);
+int sc_timestamp_dst_unmapped(struct inj *s);
+
+/* scenarios_platform.c */
+int sc_interrupt_window(struct inj *s);
+int sc_own_bar(struct inj *s);
+int sc_isolation(struct inj *s);
+int sc_subpage_naive(struct inj *s);
+int sc_subpage_libsacc(struct inj *s);
+int sc_burst(struct inj *s);
+
+#endif /* SACCCTL_SCENARIOS_H */

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: MIT
+/*
+ * submit.c - the submission side: every operation checked against the
+ * handle's buffers before the device sees it, descriptors pushed with a
+ * tracking record each, then one barrier and one doorbell per batch
+ * (mmapped tail, token + PUT word, or pwrite).  sacc_submit_raw() skips
+ * the checks for the fault-injection tests; the tracking records still
+ * say what was submitted, so its completions are checked like any.
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "sacc_mmio.h"
+#include "sacc_priv.h"
+
+static int ring_doorbell(struct sacc_dev *dev, uint32_t tail)
+{
+	ssize_t n;
+
+	dev->stats.doorbells++;
+	if (dev->doorbell == SACC_DOORBELL_MMAP) {
+		/* The channel's word of the doorbell page (channel 0: offset
+		 * 0); the write's release fence (sacc_sq_publish() has one
+		 * too) orders the descriptors. */
+		sacc_mmio_write32(dev->db, dev->db_slot, tail);
+		return 0;
+	}
+	if (dev->doorbell == SACC_DOORBELL_PUT_TOKEN) {
+		/* Descriptors, the PUT word, a release barrier, the token
+		 * (sacc_mmio_write32()'s fence is that barrier). */
+		__atomic_store_n(dev->put, htole32(tail), __ATOMIC_RELAXED);
+		sacc_mmio_write32(dev->db,
+				  SACC_DOORBELL_TOKEN - SACC_DOORBELL_OFFSET,
+				  dev->chan);
+		return 0;
+	}
+	n = pwrite(
+	    dev->device_fd, &tail, sizeof(tail),
+	    (off_t)(dev->bar0.offset + SACC_DOORBELL_OFFSET + dev->db_slot));
+	if (n != (ssize_t)sizeof(tail))
+		return sacc_mark_broken(
+		    dev, n < 0 ? errno : EIO,
+		    "%s: doorbell pwrite failed: %s; "
+		    "call sacc_reset()",
+		    dev->bdf, n < 0 ? strerror(errno) : "short write");
+	return 0;
+}
+
+int sacc_doorbell_repeat(struct sacc_dev *dev, unsigned int n)
+{
+	int ret = sacc_queue_ready(dev, "sacc_doorbell_repeat");
+
+	if (ret)
+		return ret;
+	if (dev->doorbell != SACC_DOORBELL_MMAP)
+		return sacc_seterr(dev, ENOTSUP,
+				   "%s: sacc_doorbell_repeat needs the mmapped "
+				   "tail doorbell (not token or pwrite)",
+				   dev->bdf);
+	while (n--)
+		sacc_mmio_write32(dev->db, dev->db_slot, dev->sq.published);
+	return 0;
+}
+
+static bool buf_ok(struct sacc_dev *dev, const struct sacc_buf *b)
+{
+	return b && b->magic == SACC_BUF_MAGIC && b->dev == dev && !b->internal;
+}
+
+int sacc_check_dst(struct sacc_dev *dev, const struct sacc_op *op,
+		   unsigned int i, uint32_t len)
+{
+	if (!buf_ok(dev, op->dst))
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (%s): dst is not a live buffer of "
+				   "this handle (%s channel %u)",
+				   i, sacc_opcode_str(op->opcode), dev->bdf,
+				   dev->chan);
+	if (op->dst_off > op->dst->dma.len ||
+	    len > op->dst->dma.len - op->dst_off)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u: dst '%s' is %llu bytes; offset %zu "
+				   "+ length %u runs past its end",
+				   i, op->dst->name,
+				   (unsigned long long)op->dst->dma.len,
+				   op->dst_off, len);
+	if (!(op->dst->dma.dir & SACC_DMA_FROM_DEVICE))
+		return sacc_seterr(dev, EINVAL,
+				   "op %u: dst '%s' is mapped %s: the device "
+				   "may not write it",
+				   i, op->dst->name,
+				   sacc_dma_dir_name(op->dst->dma.dir));
+	return 0;
+}
+
+/* SACC_OP_WRITE_INLINE, SACC_OP_TIMESTAMP */
+static int check_v3_op(struct sacc_dev *dev, const struct sacc_op *op,
+		       unsigned int i)
+{
+	uint64_t slots;
+
+	if (!(dev->mode & SACC_MODE_V3))
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (%s): needs a MODE.V3 channel: "
+				   "sacc_chan_open(), or sacc_open() with "
+				   "SACC_OPEN_V3",
+				   i, sacc_opcode_str(op->opcode));
+	if (op->opcode == SACC_OP_TIMESTAMP)
+		return sacc_check_dst(dev, op, i, SACC_TIMESTAMP_LEN);
+	if (op->len < 1 || op->len > SACC_INLINE_MAX)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (write-inline): length %u not in "
+				   "1..%u; use memcpy from a buffer for more",
+				   i, op->len, SACC_INLINE_MAX);
+	if (!op->data)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (write-inline): data is NULL", i);
+	slots = 1 + SACC_INLINE_SLOTS(op->len);
+	if (slots > dev->sq_entries - 1)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (write-inline): %u bytes take %llu "
+				   "SQ slots, the SQ holds %u; open with a "
+				   "larger sq_entries",
+				   i, op->len, (unsigned long long)slots,
+				   dev->sq_entries - 1);
+	return sacc_check_dst(dev, op, i, op->len);
+}
+
+int sacc_check_op(struct sacc_dev *dev, const struct sacc_op *op,
+		  unsigned int i)
+{
+	if (op->flags & ~SACC_OPF_IRQ)
+		return sacc_seterr(dev, EINVAL, "op %u: unknown flags 0x%x", i,
+				   op->flags);
+	if (op->opcode == SACC_OP_NOP)
+		return 0;
+	if (op->opcode == SACC_OP_WRITE_INLINE ||
+	    op->opcode == SACC_OP_TIMESTAMP)
+		return check_v3_op(dev, op, i);
+	if (op->opcode != SACC_OP_MEMCPY && op->opcode != SACC_OP_XFORM)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u: unknown opcode %u (nop, memcpy, "
+				   "xform, write-inline, timestamp)",
+				   i, op->opcode);
+	if (op->len < 1 || op->len > SACC_MAX_XFER)
+		return sacc_seterr(
+		    dev, EINVAL, "op %u (%s): length %u not in 1..%u", i,
+		    sacc_opcode_str(op->opcode), op->len, SACC_MAX_XFER);
+	if (!buf_ok(dev, op->src) || !buf_ok(dev, op->dst))
+		return sacc_seterr(
+		    dev, EINVAL, "op %u (%s): %s is not a live buffer of %s", i,
+		    sacc_opcode_str(op->opcode),
+		    buf_ok(dev, op->src) ? "dst" : "src", dev->bdf);
+	if (op->src_off > op->src->dma.len ||
+	    op->len > op->src->dma.len - op->src_off)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u: src '%s' is %llu bytes; offset %zu "
+				   "+ length %u runs past its end",
+				   i, op->src->name,
+				   (unsigned long long)op->src->dma.len,
+				   op->src_off, op->len);
+	if (!(op->src->dma.dir & SACC_DMA_TO_DEVICE))
+		return sacc_seterr(dev, EINVAL,
+				   "op %u: src '%s' is mapped %s: the device "
+				   "may not read it",
+				   i, op->src->name,
+				   sacc_dma_dir_name(op->src->dma.dir));
+	return sacc_check_dst(dev, op, i, op->len);
+}
+
+/* An inline payload into the SQ slots after its descriptor (wrapping
+ * with the ring); the caller checked there is room. */
+static void push_payload(struct sacc_dev *dev, const void *data, uint32_t len)
+{
+	const unsigned char *p = data;
+	struct sacc_desc chunk;
+	uint32_t off, k, slot;
+
+	for (off = 0; off < len; off += k) {
+		k = len - off < sizeof(chunk) ? len - off : sizeof(chunk);
+		memset(&chunk, 0, sizeof(chunk));
+		memcpy(&chunk, p + off, k);
+		if (sacc_sq_push(&dev->sq, &chunk, &slot))
+			return;
+		memset(&dev->track[slot], 0, sizeof(dev->track[slot]));
+	}
+}
+
+/*
+ * The doorbell for the @count operations pushed since the last one,
+ * from SQ slot @first on.  With events on (or @t_db), ONE clock read
+ * just before the doorbell write stamps the batch: a submit event per
+ * operation (from the tracking records), then the doorbell event.  A
+ * clock read is the expensive part of an event (about 220 ns on the TCG
+ * testbed, docs/telemetry.md), so not one per descriptor.
+ */
+int sacc_publish_ring(struct sacc_dev *dev, uint32_t first, uint32_t count,
+		      uint64_t *t_db)
+{
+	uint32_t tail = sacc_sq_publish(&dev->sq), s = first;
+	uint64_t t = dev->ev || t_db ? sacc_monotonic_ns() : 0;
+	int ret = ring_doorbell(dev, tail);
+
+	/* Recorded after the doorbell, so a failed (pwrite) doorbell is
+	 * not in the stream; stamped before it. */
+	if (ret || !dev->ev)
+		goto out;
+	for (uint32_t k = 0; k < count; k++) {
+		const struct sacc_track *tr = &dev->track[s];
+
+		sacc_ev_submit(dev, t, tr->req_id, tr->opcode, tr->len);
+		s = sacc_ring_add(s, tr->slots, dev->sq.size);
+	}
+	sacc_ev_doorbell(dev, t, tail, count);
+out:
+	if (t_db)
+		*t_db = t;
+	return ret;
+}
+
+/* Push validated @ops (as many as fit), then one doorbell. */
+int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
+		    unsigned int n, uint64_t *t_db)
+{
+	struct sacc_desc d;
+	struct sacc_track *t;
+	uint32_t slot, space, need, i, first = dev->sq.tail;
+	int ret;
+
+	space = sacc_sq_space(&dev->sq);
+	for (i = 0; i < n; i++) {
+		const struct sacc_op *op = &ops[i];
+		bool nop = op->opcode == SACC_OP_NOP;
+		bool inl = op->opcode == SACC_OP_WRITE_INLINE;
+
+		need = inl ? 1 + (uint32_t)SACC_INLINE_SLOTS(op->len) : 1;
+		if (need > space)
+			break;
+		space -= need;
+		memset(&d, 0, sizeof(d));
+		if (!nop) {
+			d.dst = op->dst->dma.iova + op->dst_off;
+			if (op->opcode != SACC_OP_TIMESTAMP)
+				d.length = op->len;
+			if (op->src)
+				d.src = op->src->dma.iova + op->src_off;
+		}
+		d.opcode = op->opcode;
+		d.flags = op->flags & SACC_OPF_IRQ ? SACC_DESC_F_IRQ : 0;
+		d.req_id = sacc_next_req_id(dev);
+		if (sacc_sq_push(&dev->sq, &d, &slot))
+			break; /* cannot happen: space was checked */
+		t = &dev->track[slot];
+		t->cookie = op->cookie;
+		t->req_id = d.req_id;
+		t->len = op->opcode == SACC_OP_TIMESTAMP ? SACC_TIMESTAMP_LEN
+							 : d.length;
+		t->opcode = d.opcode;
+		t->raw = 0;
+		t->slots = (uint16_t)need;
+		t->irq = !!(d.flags & SACC_DESC_F_IRQ);
+		t->src = nop || !op->src ? NULL : op->src;
+		t->dst = nop ? NULL : op->dst;
+		if (t->src)
+			t->src->inflight++;
+		if (t->dst)
+			t->dst->inflight++;
+		if (inl)
+			push_payload(dev, op->data, op->len);
+	}
+	if (i == 0)
+		return 0;
+	dev->stats.submitted += i;
+	ret = sacc_publish_ring(dev, first, i, t_db);
+	return ret ? ret : (int)i;
+}
+
+int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
+{
+	uint32_t i;
+	int ret;
+
+	ret = sacc_queue_ready(dev, "sacc_submit");
+	if (ret)
+		return ret;
+	if (n && !ops)
+		return sacc_seterr(dev, EINVAL, "sacc_submit: ops is NULL");
+	for (i = 0; i < n; i++) {
+		ret = sacc_check_op(dev, &ops[i], i);
+		if (ret)
+			return ret;
+	}
+	return sacc_queue_push(dev, ops, n, NULL);
+}
+
+static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
+		      const void *data, const char *what)
+{
+	struct sacc_desc copy;
+	struct sacc_track *t;
+	uint32_t slot, need = 1;
+	int ret;
+
+	ret = sacc_queue_ready(dev, what);
+	if (ret)
+		return ret;
+	if (!d)
+		return sacc_seterr(dev, EINVAL, "%s: d is NULL", what);
+	if (data) {
+		if (d->opcode != SACC_OP_WRITE_INLINE || d->length < 1 ||
+		    d->length > SACC_INLINE_MAX)
+			return sacc_seterr(dev, EINVAL,
+					   "%s: a payload needs a write-inline "
+					   "descriptor of 1..%u bytes",
+					   what, SACC_INLINE_MAX);
+		need += (uint32_t)SACC_INLINE_SLOTS(d->length);
+	}
+	if (sacc_sq_space(&dev->sq) < need)
+		return sacc_seterr(dev, EAGAIN, "%s: the SQ is full", what);
+	copy = *d;
+	copy.req_id = sacc_next_req_id(dev);
+	if (sacc_sq_push(&dev->sq, &copy, &slot))
+		return sacc_seterr(dev, EAGAIN, "%s: the SQ is full", what);
+	t = &dev->track[slot];
+	memset(t, 0, sizeof(*t));
+	t->req_id = copy.req_id;
+	t->len = copy.length;
+	t->opcode = copy.opcode;
+	t->raw = 1;
+	t->slots = (uint16_t)need;
+	t->irq = !!(copy.flags & SACC_DESC_F_IRQ);
+	if (data)
+		push_payload(dev, data, copy.length);
+	dev->stats.submitted++;
+	ret = sacc_publish_ring(dev, slot, 1, NULL);
+	return ret ? ret : (int)copy.req_id;
+}
+
+int sacc_submit_raw(struct sacc_dev *dev, const struct sacc_desc *d)
+{
+	return submit_raw(dev, d, NULL, "sacc_submit_raw");
+}
+
+int sacc_submit_raw_inline(struct sacc_dev *dev, const struct sacc_desc *d,
+			   const void *data)
+{
+	if (!data)
+		return sacc_seterr(dev, EINVAL,
+				   "sacc_submit_raw_inline: data is NULL");
+	return submit_raw(dev, d, data, "sacc_submit_raw_inline");
+}
