@@ -11,7 +11,7 @@
 
 #include "sacc_base.h"
 
-static int hexdigit(char c)
+int sacc_hexdigit(char c)
 {
 	if (c >= '0' && c <= '9')
 		return c - '0';
@@ -30,7 +30,7 @@ static int hexfield(const char **p, int maxw, unsigned int *out)
 	unsigned int v = 0;
 	int d, n = 0;
 
-	while ((d = hexdigit(**p)) >= 0) {
+	while ((d = sacc_hexdigit(**p)) >= 0) {
 		if (++n > maxw)
 			return -EINVAL;
 		v = v * 16 + (unsigned int)d;

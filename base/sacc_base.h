@@ -95,4 +95,7 @@ char *sacc_bdf_format(uint32_t domain, uint16_t sid, char *buf, size_t len);
  */
 int sacc_size_parse(const char *s, uint64_t *out);
 
+/* The value of hex digit @c (either case), -1 if it is none. */
+int sacc_hexdigit(char c);
+
 #endif /* SACC_BASE_H */

@@ -38,17 +38,6 @@ int fl_grow(void **arr, size_t *cap, size_t need, size_t elem)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int fl_scan_u64(const char **p, int base, uint64_t *out)
 {
 	const char *s = *p;
@@ -56,10 +45,10 @@ int fl_scan_u64(const char **p, int base, uint64_t *out)
 	int d, n = 0;
 
 	if (base == 16 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') &&
-	    hexval(s[2]) >= 0)
+	    sacc_hexdigit(s[2]) >= 0)
 		s += 2;
 	for (;; s++, n++) {
-		d = hexval(*s);
+		d = sacc_hexdigit(*s);
 		if (d < 0 || d >= base)
 			break;
 		if (v > (UINT64_MAX - (uint64_t)d) / (uint64_t)base)
