@@ -46,9 +46,13 @@ void usage_trace(FILE *f)
 	    "                {\"type\":\"armed\"|\"disarmed\",...} when a "
 	    "process's\n"
 	    "                doorbell page starts / stops being watched\n"
-	    "  --follow      keep reading until SIGINT/SIGTERM (default: "
-	    "drain the\n"
-	    "                records there are now, then exit)\n"
+	    "  --follow      keep reading until SIGINT/SIGTERM, then drain "
+	    "what the\n"
+	    "                module still holds from before the signal and "
+	    "exit\n"
+	    "                (a second signal stops the drain); default: drain "
+	    "the\n"
+	    "                records there are now, then exit\n"
 	    "  --count N     stop after N doorbell records (a read empties the\n"
 	    "                module's ring: records after the Nth are gone)\n"
 	    "  --stats       the module's counters instead of records\n"
@@ -72,14 +76,21 @@ struct trace_cfg {
 
 struct trace_sum {
 	uint64_t records, descs, torn, lost;
+	uint64_t last_t_ns; /* of the last record read */
 };
 
-static volatile sig_atomic_t trace_stop;
+/* Signals received (SIGINT/SIGTERM), the first one and when it came. */
+static volatile sig_atomic_t trace_stop, trace_sig;
+static volatile uint64_t trace_stop_ns;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	trace_stop = 1;
+	if (!trace_stop) {
+		trace_sig = sig;
+		/* clock_gettime() is async-signal-safe */
+		trace_stop_ns = now_ns();
+	}
+	trace_stop++;
 }
 
 static const char *torn_name(unsigned int t)
@@ -295,6 +306,7 @@ static int emit(const uint8_t *buf, size_t len, const struct trace_cfg *c,
 				    "(a module of another ABI than %u?)",
 				    off, SACC_WATCH_ABI);
 		off += r->size;
+		s->last_t_ns = r->t_ns;
 		if (r->type == SACC_WATCH_REC_DROPS) {
 			s->lost += r->value64;
 		} else if ((r->type != SACC_WATCH_REC_DOORBELL &&
@@ -415,6 +427,56 @@ static int read_input(const struct trace_cfg *c, uint8_t *buf, size_t cap,
 	return ret;
 }
 
+/*
+ * --follow was stopped by a signal.  A reader is often behind the traced
+ * processes (a trap takes tens of microseconds under TCG, printing a
+ * record as long), so the module may still hold thousands of records
+ * trapped before the signal: read them, without waiting, until the ring
+ * is empty or a record trapped after the signal shows the backlog is out
+ * (the traced process may still be running, and would keep the ring
+ * from ever emptying).  A second signal stops the drain.
+ */
+static int drain_after_signal(const struct trace_cfg *c, int fd, uint8_t *buf,
+			      size_t cap, struct trace_sum *s)
+{
+	uint64_t before = s->records;
+	int fl = fcntl(fd, F_GETFL), ret = EXIT_OK;
+	bool cut = false;
+	ssize_t n;
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return fail("%s: %s", SACC_WATCH_DEV, strerror(errno));
+	while (!(c->count && s->records >= c->count)) {
+		if (trace_stop > 1) {
+			cut = true;
+			break;
+		}
+		n = read(fd, buf, cap);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			break; /* the ring is empty */
+		if (n < 0) {
+			ret = fail("reading %s: %s", SACC_WATCH_DEV,
+				   strerror(errno));
+			break;
+		}
+		ret = emit(buf, (size_t)n, c, s);
+		if (ret || s->last_t_ns > trace_stop_ns)
+			break;
+	}
+	fflush(stdout);
+	fprintf(stderr,
+		"saccctl trace: %s: drained %llu doorbell records the module "
+		"still held%s\n",
+		trace_sig == SIGTERM ? "SIGTERM" : "SIGINT",
+		(unsigned long long)(s->records - before),
+		cut ? " (a second signal stopped the drain: the module may "
+		      "hold more)"
+		    : "");
+	return ret;
+}
+
 static int read_device(const struct trace_cfg *c, int fd, uint8_t *buf,
 		       size_t cap, struct trace_sum *s)
 {
@@ -449,6 +511,8 @@ static int read_device(const struct trace_cfg *c, int fd, uint8_t *buf,
 		if (ret)
 			return ret;
 	}
+	if (c->follow && trace_stop)
+		return drain_after_signal(c, fd, buf, cap, s);
 	return EXIT_OK;
 }
 
