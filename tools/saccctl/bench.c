@@ -25,7 +25,8 @@ void usage_bench(FILE *f)
 	    "LIST |\n"
 	    "                        --breakdown [--sizes LIST]] [--repeat N]\n"
 	    "                       [--events FILE [--events-max N]]\n"
-	    "                       [--doorbell-store] [--seconds S] "
+	    "                       [--doorbell-store] [--reg-read]\n"
+	    "                       [--load CH:OP:SIZE]... [--seconds S] "
 	    "[--json]\n\n"
 	    "Keep up to QD operations in flight for S seconds, submitting "
 	    "BATCH\n"
@@ -83,6 +84,15 @@ void usage_bench(FILE *f)
 	    "                 the tail re-rung 5 x 1000 times with nothing in "
 	    "flight\n"
 	    "                 (no work; doorbell_store_ns, the median block)\n"
+	    "  --reg-read     after each doorbell, time one register read, "
+	    "STATUS\n"
+	    "                 and CLOCK in turn (reg_read_ns: p50, p99, max of "
+	    "each)\n"
+	    "  --load CH:OP:SIZE  keep channel CH busy meanwhile: its ring "
+	    "full of\n"
+	    "                 OP (nop, memcpy, xform) of SIZE, from a thread "
+	    "of its own\n"
+	    "                 (plain bench; repeatable, up to 8 channels)\n"
 	    "  --irq          interrupt on every completion, sleep on the "
 	    "eventfd\n"
 	    "  --seconds S    measuring time (default 2; --breakdown: 4 for "
@@ -194,6 +204,23 @@ static int bench_option(int ch, struct bench_cfg *c, struct bench_given *g,
 	case 'D':
 		c->db_store = true;
 		break;
+	case 'G':
+		c->reg_read = true;
+		break;
+	case 'L':
+		if (c->nload == BENCH_LOAD_MAX)
+			return usage_error(usage_bench, "bench",
+					   "at most %u --load channels",
+					   BENCH_LOAD_MAX);
+		if (bench_load_parse(optarg, &c->load[c->nload]))
+			return usage_error(usage_bench, "bench",
+					   "--load is CH:OP:SIZE (channel "
+					   "1..%u; nop, memcpy or xform; size "
+					   "up to 1M, e.g. 1:memcpy:1M), not "
+					   "'%s'",
+					   SACC_CHANNELS_MAX - 1, optarg);
+		c->nload++;
+		break;
 	case 'C':
 		if (!parse_u64(optarg, &v) || v < 1 || v > SACC_CHANNELS_MAX)
 			return usage_error(usage_bench, "bench",
@@ -273,6 +300,11 @@ static int check_bench_cfg(struct bench_cfg *c, const struct bench_given *g)
 		return usage_error(usage_bench, "bench",
 				   "--doorbell-store goes with the plain bench "
 				   "only");
+	if ((c->nload || c->reg_read) &&
+	    (g->sweep || c->breakdown || c->chain || c->channels > 1))
+		return usage_error(usage_bench, "bench",
+				   "--load and --reg-read go with the plain "
+				   "bench only");
 	if (c->db_store && c->a.doorbell != SACC_DOORBELL_MMAP)
 		return usage_error(usage_bench, "bench",
 				   "--doorbell-store times the mmapped tail "
@@ -326,6 +358,8 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 	    {"events", required_argument, NULL, 'E'},
 	    {"events-max", required_argument, NULL, 'M'},
 	    {"doorbell-store", no_argument, NULL, 'D'},
+	    {"reg-read", no_argument, NULL, 'G'},
+	    {"load", required_argument, NULL, 'L'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0}};
 	static char bdf[SACC_BDF_MAX];
@@ -341,7 +375,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 	c->repeat = 1;
 	*events = NULL;
 	*events_max = 1u << 20;
-	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jC:N:S:BZ:R:E:M:Dh",
+	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jC:N:S:BZ:R:E:M:DGL:h",
 				lo, usage_bench)) != -1) {
 		ret = bench_option(ch, c, &g, events, events_max);
 		if (ret)
@@ -395,6 +429,12 @@ enum {
 	F_OPS,
 	F_FAILED,
 	F_DB_STORE,
+	F_RS_P50, /* --reg-read: STATUS */
+	F_RS_P99,
+	F_RS_MAX,
+	F_RC_P50, /* --reg-read: CLOCK */
+	F_RC_P99,
+	F_RC_MAX,
 	NFIG
 };
 
@@ -424,7 +464,25 @@ static const struct figdesc {
     [F_FAILED] = {NULL, "failed", "failed", 1, "%.0f"},
     [F_DB_STORE] = {NULL, "doorbell_store_ns", "doorbell store (ns)", 1,
 		    "%.1f"},
+    [F_RS_P50] = {"reg_status_ns", "p50", "STATUS read p50 (us)", 1e-3,
+		  "%.0f"},
+    [F_RS_P99] = {"reg_status_ns", "p99", "STATUS read p99 (us)", 1e-3,
+		  "%.0f"},
+    [F_RS_MAX] = {"reg_status_ns", "max", "STATUS read max (us)", 1e-3,
+		  "%.0f"},
+    [F_RC_P50] = {"reg_clock_ns", "p50", "CLOCK read p50 (us)", 1e-3,
+		  "%.0f"},
+    [F_RC_P99] = {"reg_clock_ns", "p99", "CLOCK read p99 (us)", 1e-3,
+		  "%.0f"},
+    [F_RC_MAX] = {"reg_clock_ns", "max", "CLOCK read max (us)", 1e-3,
+		  "%.0f"},
 };
+
+/* The figures only --reg-read makes */
+static bool reg_fig(int k)
+{
+	return k >= F_RS_P50 && k <= F_RC_MAX;
+}
 
 struct bench_run {
 	struct sacc_dev *dev;
@@ -433,9 +491,33 @@ struct bench_run {
 	struct sacc_result *res;
 	uint64_t *ts;
 	struct hist *h, *eh;
+	struct hist *rs, *rc; /* --reg-read: STATUS, CLOCK */
 	uint32_t entries;
 	bool data;
 };
+
+/*
+ * --reg-read: one register read right after a doorbell, timed, STATUS of
+ * the measured channel and the device's CLOCK in turn: what a driver's
+ * health check or timestamp costs while the device is busy.  0 or 1.
+ */
+static int reg_read(struct sacc_dev *dev, struct bench_run *b, uint64_t k)
+{
+	uint64_t t = now_ns();
+	uint32_t v;
+
+	if (k & 1) {
+		if (!sacc_dev_clock(dev))
+			return fail("--reg-read: no device CLOCK (a device "
+				    "before v0.3?)");
+		h_add(b->rc, now_ns() - t);
+		return 0;
+	}
+	if (sacc_reg_read(dev, SACC_REG_STATUS, &v))
+		return fail("--reg-read: %s", sacc_errmsg(dev));
+	h_add(b->rs, now_ns() - t);
+	return 0;
+}
 
 /*
  * The bare cost of a doorbell store, as the guest sees it: the mmapped
@@ -477,6 +559,8 @@ static int run_once(const struct bench_cfg *c, struct bench_run *b,
 
 	memset(h, 0, sizeof(*h));
 	memset(eh, 0, sizeof(*eh));
+	memset(b->rs, 0, sizeof(*b->rs));
+	memset(b->rc, 0, sizeof(*b->rc));
 	sacc_stats_clear(dev);
 	t0 = now_ns();
 	end = t0 + (uint64_t)(c->seconds * 1e9);
@@ -496,6 +580,8 @@ static int run_once(const struct bench_cfg *c, struct bench_run *b,
 				b->ts[(seq + i) % entries] = now;
 			seq += (uint64_t)r;
 			inflight += (uint64_t)r;
+			if (r > 0 && c->reg_read && reg_read(dev, b, seq))
+				return EXIT_FAIL;
 			if ((uint64_t)r < c->a.batch)
 				break;
 		}
@@ -569,6 +655,12 @@ static int run_once(const struct bench_cfg *c, struct bench_run *b,
 	f[F_ENG_AVG] = eh->n ? (double)eh->sum / (double)eh->n : 0.0;
 	f[F_ENG_P50] = (double)h_pct(eh, 0.50);
 	f[F_ENG_P99] = (double)h_pct(eh, 0.99);
+	f[F_RS_P50] = (double)h_pct(b->rs, 0.50);
+	f[F_RS_P99] = (double)h_pct(b->rs, 0.99);
+	f[F_RS_MAX] = (double)b->rs->max;
+	f[F_RC_P50] = (double)h_pct(b->rc, 0.50);
+	f[F_RC_P99] = (double)h_pct(b->rc, 0.99);
+	f[F_RC_MAX] = (double)b->rc->max;
 	if (failed) {
 		fail("%llu of %llu operations completed with an error status",
 		     (unsigned long long)failed, (unsigned long long)h->n);
@@ -618,6 +710,16 @@ static void json_run(struct json_object *o, const double f[NFIG],
 	jset_u64(eng, "p50", (uint64_t)f[F_ENG_P50]);
 	jset_u64(eng, "p99", (uint64_t)f[F_ENG_P99]);
 	jset(o, "engine_ns", eng);
+	if (c->reg_read) {
+		for (int k = F_RS_P50; k <= F_RC_MAX; k += 3) {
+			struct json_object *g = jobj();
+
+			jset_u64(g, "p50", (uint64_t)f[k]);
+			jset_u64(g, "p99", (uint64_t)f[k + 1]);
+			jset_u64(g, "max", (uint64_t)f[k + 2]);
+			jset(o, figs[k].group, g);
+		}
+	}
 	jset_u64(o, "memcpy_size", c->a.size);
 	jset_double(o, "memcpy_mib_per_sec", mc, "%.1f");
 	if (data)
@@ -659,6 +761,12 @@ static void print_run(const double f[NFIG], const struct bench_cfg *c,
 	printf("interrupts per op    %.3f\n", f[F_IRQ_OP]);
 	printf("engine time (device) %.3fus avg, %.3fus p50, %.3fus p99\n",
 	       f[F_ENG_AVG] / 1e3, f[F_ENG_P50] / 1e3, f[F_ENG_P99] / 1e3);
+	if (c->reg_read)
+		printf("register read        STATUS %.3fus p50, %.3fus p99, "
+		       "%.3fus max; CLOCK %.3fus p50, %.3fus p99, %.3fus max\n",
+		       f[F_RS_P50] / 1e3, f[F_RS_P99] / 1e3, f[F_RS_MAX] / 1e3,
+		       f[F_RC_P50] / 1e3, f[F_RC_P99] / 1e3, f[F_RC_MAX] / 1e3);
+
 	printf("guest memcpy() %-6s %.1f MiB/s",
 	       sacc_fmt_bytes(c->a.size, sz, sizeof(sz)), mc);
 	if (data)
@@ -677,18 +785,25 @@ static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c, bool data,
 	static const int shown[] = {
 	    F_OPS_S,   F_MIB_S,	   F_LAT_AVG,  F_LAT_MIN, F_LAT_P50, F_LAT_P90,
 	    F_LAT_P99, F_LAT_P999, F_LAT_MAX,  F_ENG_AVG, F_ENG_P50, F_ENG_P99,
-	    F_DB_OP,   F_IRQ_OP,   F_DB_STORE, F_OPS};
+	    F_DB_OP,   F_IRQ_OP,   F_DB_STORE, F_RS_P50,  F_RS_P99,	 F_RS_MAX,
+	    F_RC_P50,  F_RC_P99,   F_RC_MAX,   F_OPS};
 
 	if (c->json) {
-		struct json_object *o = jobj(), *runs = jarr();
-		struct json_object *grp[2] = {jobj(), jobj()};
+		/* the objects figures are grouped in, in this order */
+		static const char *const groups[] = {
+		    "lat_ns", "engine_ns", "reg_status_ns", "reg_clock_ns"};
+		struct json_object *o = jobj(), *runs = jarr(), *grp[4];
+		unsigned int ngroups = c->reg_read ? 4 : 2;
 
+		for (unsigned int g = 0; g < 4; g++)
+			grp[g] = g < ngroups ? jobj() : NULL;
 		json_head(o, c, data);
 		jset_u64(o, "repeat", n);
 		for (int k = 0; k < NFIG; k++) {
 			struct json_object *m, *dst = o;
 
-			if (k == F_DB_STORE && !c->db_store)
+			if ((k == F_DB_STORE && !c->db_store) ||
+			    (reg_fig(k) && !c->reg_read))
 				continue;
 			m = jobj();
 			for (unsigned int r = 0; r < n; r++)
@@ -697,13 +812,13 @@ static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c, bool data,
 			jset_double(m, "min", s[0], figs[k].fmt);
 			jset_double(m, "median", s[1], figs[k].fmt);
 			jset_double(m, "max", s[2], figs[k].fmt);
-			if (figs[k].group)
-				dst = grp[!strcmp(figs[k].group, "lat_ns") ? 0
-									   : 1];
+			for (unsigned int g = 0; figs[k].group && g < 4; g++)
+				if (!strcmp(figs[k].group, groups[g]))
+					dst = grp[g];
 			jset(dst, figs[k].key, m);
 		}
-		jset(o, "lat_ns", grp[0]);
-		jset(o, "engine_ns", grp[1]);
+		for (unsigned int g = 0; g < ngroups; g++)
+			jset(o, groups[g], grp[g]);
 		jset_u64(o, "memcpy_size", c->a.size);
 		jset_double(o, "memcpy_mib_per_sec", mc, "%.1f");
 		for (unsigned int r = 0; r < n; r++) {
@@ -713,6 +828,8 @@ static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c, bool data,
 			jpush(runs, e);
 		}
 		jset(o, "runs", runs);
+		if (c->nload)
+			bench_load_json(o, c->load, c->nload);
 		return jprint(o, JSON_SPACED);
 	}
 	printf("%d runs of %.1f s each: min / median / max over the runs\n\n",
@@ -721,7 +838,8 @@ static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c, bool data,
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
 		int k = shown[i];
 
-		if (k == F_DB_STORE && !c->db_store)
+		if ((k == F_DB_STORE && !c->db_store) ||
+		    (reg_fig(k) && !c->reg_read))
 			continue;
 		for (unsigned int r = 0; r < n; r++)
 			v[r] = f[r][k] * figs[k].scale;
@@ -730,11 +848,16 @@ static int print_repeat(double (*f)[NFIG], const struct bench_cfg *c, bool data,
 		       s[1], s[2]);
 	}
 	printf("guest memcpy() %.1f MiB/s (one measurement)\n", mc);
+	bench_load_print(c->load, c->nload);
 	return 0;
 }
 
-/* The plain bench: QD ops in flight for S seconds, --repeat times. */
-static int bench_plain(struct bench_cfg *c, struct sacc_dev *dev)
+/*
+ * The plain bench: QD ops in flight for S seconds, --repeat times, on
+ * @dev (a handle of @root), with --load's channels kept busy meanwhile.
+ */
+static int bench_plain(struct bench_cfg *c, struct sacc_dev *root,
+		       struct sacc_dev *dev)
 {
 	struct bench_run b = {.dev = dev};
 	double(*f)[NFIG] = calloc(c->repeat, sizeof(*f));
@@ -749,7 +872,10 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *dev)
 	b.ts = calloc(b.entries, sizeof(*b.ts));
 	b.h = calloc(1, sizeof(*b.h));
 	b.eh = calloc(1, sizeof(*b.eh));
-	if (!f || !b.ops || !b.res || !b.ts || !b.h || !b.eh) {
+	b.rs = calloc(1, sizeof(*b.rs));
+	b.rc = calloc(1, sizeof(*b.rc));
+	if (!f || !b.ops || !b.res || !b.ts || !b.h || !b.eh || !b.rs ||
+	    !b.rc) {
 		fail("out of memory");
 		goto out;
 	}
@@ -773,6 +899,8 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *dev)
 		    .data = c->a.op == SACC_OP_WRITE_INLINE ? sacc_buf_va(b.src)
 							    : NULL,
 		};
+	if (bench_load_start(c->load, c->nload, root, sacc_dev_channel(dev)))
+		goto out;
 	for (unsigned int r = 0; r < c->repeat; r++) {
 		if (run_once(c, &b, f[r]))
 			goto out;
@@ -780,6 +908,9 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *dev)
 		if (bev_drain(&c->ev, dev) || bev_sync(&c->ev, dev))
 			goto out;
 	}
+	/* the loads' rates cover the runs, and none runs beside memcpy() */
+	if (bench_load_stop(c->load, c->nload))
+		goto out;
 	mc = memcpy_mib_s(c->a.size,
 			  c->seconds / 4 > 0.5 ? 0.5 : c->seconds / 4);
 	snprintf(label, sizeof(label), "%s %s%s%s", c->bdf,
@@ -801,6 +932,8 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *dev)
 
 		json_head(o, c, b.data);
 		json_run(o, f[0], c, b.data, mc);
+		if (c->nload)
+			bench_load_json(o, c->load, c->nload);
 		rc = jprint(o, JSON_SPACED);
 		goto out;
 	}
@@ -810,8 +943,10 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *dev)
 	       doorbell_name(c->a.doorbell), c->irq ? "interrupts" : "polling",
 	       c->seconds);
 	print_run(f[0], c, b.data, mc, label);
+	bench_load_print(c->load, c->nload);
 	rc = EXIT_OK;
 out:
+	bench_load_stop(c->load, c->nload); /* after a failure: quiet */
 	sacc_buf_free(b.src);
 	sacc_buf_free(b.dst);
 	free(f);
@@ -820,6 +955,8 @@ out:
 	free(b.ts);
 	free(b.h);
 	free(b.eh);
+	free(b.rs);
+	free(b.rc);
 	return rc;
 }
 
@@ -858,7 +995,7 @@ int cmd_bench(int argc, char **argv)
 	else if (c.channels > 1)
 		rc = bench_channels(&c, root, dev);
 	else
-		rc = bench_plain(&c, dev);
+		rc = bench_plain(&c, root, dev);
 	if (!rc && (c.nsweep || c.chain || c.channels > 1) && !c.breakdown)
 		rc = bev_drain(&c.ev, dev) || bev_sync(&c.ev, dev);
 out:

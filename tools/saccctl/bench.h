@@ -3,6 +3,9 @@
 #ifndef SACCCTL_BENCH_H
 #define SACCCTL_BENCH_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "saccctl.h"
 
 /* No completion for this long with work outstanding: the bench fails */
@@ -10,6 +13,24 @@
 
 #define BENCH_SWEEP_MAX	 32
 #define BENCH_REPEAT_MAX 100
+#define BENCH_LOAD_MAX	 8
+
+/* --load CH:OP:SIZE: channel CH kept busy while the bench measures
+ * (bench_load.c) */
+struct bench_load {
+	unsigned int chan;
+	uint16_t op;
+	uint64_t size;
+	/* while it runs */
+	struct sacc_dev *h;
+	struct sacc_buf *src, *dst;
+	pthread_t thread;
+	bool started;
+	atomic_bool stop;
+	uint64_t ops, t0;
+	double secs;
+	char err[256]; /* the thread's failure, "" if none */
+};
 
 /* --events FILE: libsacc's API events and clock-sync samples as JSON
  * Lines (bench_events.c; docs/telemetry.md).  Every call is a no-op
@@ -37,6 +58,9 @@ struct bench_cfg {
 	bool breakdown;	     /* --breakdown (sizes in sweep[] if given) */
 	unsigned int repeat; /* --repeat N: runs (1 = one run) */
 	bool db_store;	     /* --doorbell-store: time the bare store */
+	bool reg_read;	     /* --reg-read: a register read per doorbell */
+	struct bench_load load[BENCH_LOAD_MAX]; /* --load */
+	unsigned int nload;
 	struct bench_events ev;
 };
 
@@ -63,6 +87,18 @@ int bev_finish(struct bench_events *e, struct sacc_dev *h);
  * stderr.  Safe to call when bev_open() was not. */
 int bev_close(struct bench_events *e, struct sacc_dev *const *hs,
 	      unsigned int n);
+
+/* bench_load.c.  "CH:OP:SIZE" into @l: 0, or -1 if malformed. */
+int bench_load_parse(const char *arg, struct bench_load *l);
+/* Open each load's channel and start its thread (not on @busy_chan,
+ * the measured one): 0, or fail()'s 1 (bench_load_stop() cleans up). */
+int bench_load_start(struct bench_load *l, unsigned int n,
+		     struct sacc_dev *root, unsigned int busy_chan);
+/* Stop, join and close each: 0, or fail()'s 1 if a load failed. */
+int bench_load_stop(struct bench_load *l, unsigned int n);
+void bench_load_json(struct json_object *o, const struct bench_load *l,
+		     unsigned int n);
+void bench_load_print(const struct bench_load *l, unsigned int n);
 
 /* min, median, max of @v[0..n) (sorted in place). */
 void bench_spread(double *v, unsigned int n, double out[3]);
