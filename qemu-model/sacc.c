@@ -182,6 +182,12 @@ struct SaccState {
     bool engine_thread;   /* property "x-engine-thread" */
     uint32_t poll_us;     /* property "x-poll-us": longest idle polling */
     bool db_lockless;     /* property "x-db-lockless" (with the thread) */
+    bool reg_lockless;    /* property "x-reg-lockless" (with the thread) */
+    /*
+     * atomic: vCPUs in our register handlers waiting for the BQL
+     * (sacc_bql_lock()); the engine makes way for them.
+     */
+    uint32_t bql_waiters;
     QemuThread engine;
     QemuEvent engine_ev;  /* set by sacc_kick(), the engine sleeps on it */
     QemuCond engine_cond; /* with the BQL: the engine has exited */
@@ -349,7 +355,8 @@ static void sacc_raise_irq(SaccState *s, SaccChannel *ch, uint32_t bits)
     PCIDevice *pdev = PCI_DEVICE(s);
     bool msix = msix_enabled(pdev);
 
-    ch->regs.irq_status |= bits;
+    /* read without the BQL too (sacc_read_lockless()) */
+    qatomic_set(&ch->regs.irq_status, ch->regs.irq_status | bits);
     trace_sacc_irq(ch->id, bits, ch->regs.irq_status, msix,
                    SACC_TRACE_NS(TRACE_SACC_IRQ));
     /* msix_notify() sets the pending bit instead if the vector is masked */
@@ -395,8 +402,8 @@ static void sacc_ring_fatal(SaccState *s, SaccChannel *ch, uint32_t info,
     SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA, sacc_ring_fatal,
                      "info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
                      info, addr, req_id);
-    ch->regs.status = (ch->regs.status & ~SACC_STATUS_READY) |
-                      SACC_STATUS_ERROR;
+    qatomic_set(&ch->regs.status, (ch->regs.status & ~SACC_STATUS_READY) |
+                                  SACC_STATUS_ERROR);
     trace_sacc_chan_stopped(ch->id, ch->regs.status, ch->regs.err_code);
     sacc_db_hint_update(ch);
     sacc_raise_irq(s, ch, SACC_IRQ_FATAL);
@@ -480,11 +487,12 @@ static void sacc_enable(SaccChannel *ch)
         sacc_dev_ring_reset(&ch->ring, 1);
         ch->token = false;
         /* Success also clears an earlier ERROR (ERR_CODE stays). */
-        r->status = SACC_STATUS_READY;
+        qatomic_set(&r->status, SACC_STATUS_READY);
         sacc_db_hint_update(ch);
         return;
     }
-    r->status = (r->status & ~SACC_STATUS_READY) | SACC_STATUS_ERROR;
+    qatomic_set(&r->status,
+                (r->status & ~SACC_STATUS_READY) | SACC_STATUS_ERROR);
     sacc_db_hint_update(ch);
 }
 
@@ -494,7 +502,7 @@ static void sacc_disable(SaccChannel *ch)
     trace_sacc_disable(ch->id);
     ch->epoch++;
     ch->token = false;
-    ch->regs.status &= ~SACC_STATUS_READY;
+    qatomic_set(&ch->regs.status, ch->regs.status & ~SACC_STATUS_READY);
     sacc_db_hint_update(ch);
     sacc_dev_ring_reset(&ch->ring, 0);
 }
@@ -978,6 +986,28 @@ typedef struct SaccCopyPlan {
 #define SACC_UNLOCKED_MIN (64 * 1024)
 
 /*
+ * A vCPU waits for the BQL in our register handlers (sacc_bql_lock()):
+ * let it have the lock before taking it again.  The BQL is not fair, and
+ * the engine, back for its next run within microseconds, would otherwise
+ * win it again and again (issue 19 measured 2-4 ms for one register
+ * read).  Yielding, bounded: a vCPU the host does not run must not stall
+ * the engine for long.
+ */
+static void sacc_engine_make_way(SaccState *s)
+{
+    int64_t until;
+
+    if (!qatomic_read(&s->bql_waiters)) {
+        return;
+    }
+    until = get_clock() + SACC_ENGINE_FAIR_MAX_NS;
+    while (qatomic_read(&s->bql_waiters) && get_clock() < until &&
+           !qatomic_read(&s->engine_stop)) {
+        sched_yield();
+    }
+}
+
+/*
  * The data movement of a direct copy, with the BQL dropped when the
  * engine thread does a big one: then a vCPU's register access (CQ_HEAD,
  * say) need not wait for the copy, and the engine need not stand back
@@ -1030,6 +1060,7 @@ static void sacc_copy_unlocked(SaccState *s, SaccAtc *atc,
     sacc_pieces_written(s, dst, ndst, upto);
     if (unlock) {
         qemu_mutex_unlock(&s->dma_lock);
+        sacc_engine_make_way(s); /* a vCPU got in meanwhile: let it go */
         qemu_mutex_lock_iothread();
         s->unlocked_ns += get_clock() - t0;
         dev->mem_reentrancy_guard.engaged_in_io = engaged;
@@ -1531,7 +1562,14 @@ static void sacc_process(void *opaque)
     while (idle < s->nr_channels) {
         SaccChannel *ch;
 
-        if (!budget.descs || !budget.bytes) {
+        /*
+         * A vCPU waits for the lock (the engine thread, after a turn
+         * with work): end the run, so it gets in now, not after the
+         * budget.
+         */
+        if (!budget.descs || !budget.bytes ||
+            (idle == 0 && budget.descs < SACC_ENGINE_MAX_DESCS &&
+             s->engine_thread && qatomic_read(&s->bql_waiters))) {
             /* Let the vCPUs and main loop in; continue in a later run. */
             sacc_kick(s);
             return;
@@ -1613,6 +1651,7 @@ static void *sacc_engine_thread(void *opaque)
             } else if (polling) {
                 misses = 0; /* polling caught it */
             }
+            sacc_engine_make_way(s);
             now = get_clock();
             qemu_mutex_lock_iothread();
             locked = get_clock();
@@ -1744,10 +1783,10 @@ static void sacc_ctrl_write(SaccState *s, SaccChannel *ch, uint32_t val,
         return;
     }
     if (now && !was) {
-        ch->regs.ctrl = SACC_CTRL_ENABLE;
+        qatomic_set(&ch->regs.ctrl, SACC_CTRL_ENABLE);
         sacc_enable(ch);
     } else if (!now && was) {
-        ch->regs.ctrl = 0;
+        qatomic_set(&ch->regs.ctrl, 0);
         sacc_dma_quiesce(s);
         sacc_disable(ch);
     }
@@ -1896,7 +1935,7 @@ static void sacc_chan_write(SaccState *s, SaccChannel *ch, unsigned int bar,
         sacc_cq_head_write(s, ch, val);
         break;
     case SACC_REG_IRQ_ACK:
-        r->irq_status &= ~(uint32_t)val;
+        qatomic_set(&r->irq_status, r->irq_status & ~(uint32_t)val);
         break;
     case SACC_REG_STATUS:
     case SACC_REG_IRQ_STATUS:
@@ -2031,15 +2070,20 @@ static void sacc_regs_write(void *opaque, hwaddr addr, uint64_t val,
  * as the engine holds it while its guard is engaged.  So the engine's DMA
  * to the doorbell page still fails (a DMA fault), as before.
  */
-static bool sacc_doorbell_reentrant(SaccState *s, hwaddr addr)
+static bool sacc_reentrant(SaccState *s, const char *mr, hwaddr addr)
 {
     if (qemu_mutex_iothread_locked() &&
         s->parent_obj.qdev.mem_reentrancy_guard.engaged_in_io) {
         warn_report_once("Blocked re-entrant IO on MemoryRegion: "
-                         "sacc-doorbell at addr: 0x%" HWADDR_PRIX, addr);
+                         "%s at addr: 0x%" HWADDR_PRIX, mr, addr);
         return true;
     }
     return false;
+}
+
+static bool sacc_doorbell_reentrant(SaccState *s, hwaddr addr)
+{
+    return sacc_reentrant(s, "sacc-doorbell", addr);
 }
 
 static MemTxResult sacc_doorbell_read(void *opaque, hwaddr addr,
@@ -2266,7 +2310,7 @@ static uint64_t sacc_irq_pending(SaccState *s)
     uint32_t i;
 
     for (i = 0; i < s->nr_channels; i++) {
-        if (s->chan[i].regs.irq_status) {
+        if (qatomic_read(&s->chan[i].regs.irq_status)) {
             pending |= 1ull << i;
         }
     }
@@ -2367,6 +2411,178 @@ static void sacc_bar2_write(void *opaque, hwaddr addr, uint64_t val,
 }
 
 /*
+ * The register pages without the BQL (x-reg-lockless, with the engine
+ * thread; patches/0005).  Under the BQL a vCPU's register read waited for
+ * the engine's run: behind a busy channel, milliseconds (issue 19), where
+ * a device answers a read at once.  A read that changes nothing and needs
+ * no doorbell applied first is answered without the lock, from values
+ * their writers (all under the BQL) publish with qatomic_set(): MAGIC,
+ * VERSION, CHANNELS, CLOCK, and a channel's CTRL, STATUS and IRQ_STATUS
+ * (IRQ_PENDING, all channels' IRQ_STATUS) while no doorbell of theirs
+ * waits for sacc_db_drain(), so the guest still sees its doorbells and
+ * register accesses in the order it made them.  Every other access takes
+ * the BQL as before, counted in bql_waiters: the engine makes way for it
+ * (sacc_engine_make_way()).  The memory core applies no re-entrancy guard
+ * without the BQL, so these handlers check it themselves.
+ */
+static bool sacc_chan_read_lockless(SaccChannel *ch, hwaddr off,
+                                    unsigned int size, uint64_t *val)
+{
+    if (size != 4 || qatomic_read(&ch->db_pending)) {
+        return false;
+    }
+    switch (off) {
+    case SACC_REG_CTRL:
+        *val = qatomic_read(&ch->regs.ctrl);
+        return true;
+    case SACC_REG_STATUS:
+        *val = qatomic_read(&ch->regs.status);
+        return true;
+    case SACC_REG_IRQ_STATUS:
+        *val = qatomic_read(&ch->regs.irq_status);
+        return true;
+    default:
+        return false;
+    }
+}
+
+static bool sacc_read_lockless(SaccState *s, unsigned int bar, hwaddr addr,
+                               unsigned int size, uint64_t *val)
+{
+    SaccChannel *ch;
+    hwaddr off = 0;
+    uint64_t v;
+
+    if (bar == SACC_BAR_REGS) {
+        if (addr == SACC_REG_MAGIC || addr == SACC_REG_VERSION) {
+            *val = addr == SACC_REG_MAGIC ? SACC_MAGIC : SACC_VERSION;
+            return size == 4;
+        }
+        return sacc_chan_read_lockless(&s->chan[0], addr, size, val);
+    }
+    ch = sacc_bar2_chan(s, addr, &off);
+    if (ch) {
+        return sacc_chan_read_lockless(ch, off, size, val);
+    }
+    switch (addr) {
+    case SACC_DEV_CHANNELS:
+        *val = s->nr_channels; /* fixed at realize */
+        return size == 4;
+    case SACC_DEV_CLOCK:
+    case SACC_DEV_CLOCK + 4:
+        v = sacc_clock_ns();
+        break;
+    case SACC_DEV_IRQ_PENDING:
+    case SACC_DEV_IRQ_PENDING + 4:
+        if (qatomic_read(&s->db_any)) {
+            return false;
+        }
+        v = sacc_irq_pending(s);
+        break;
+    default:
+        return false;
+    }
+    if (size == 8 && !(addr & 4)) {
+        *val = v;
+        return true;
+    }
+    *val = extract64(v, (addr & 4) * 8, 32);
+    return size == 4;
+}
+
+/* The BQL for a vCPU's access to our registers, making it known. */
+static void sacc_bql_lock(SaccState *s)
+{
+    qatomic_inc(&s->bql_waiters);
+    qemu_mutex_lock_iothread();
+    qatomic_dec(&s->bql_waiters);
+}
+
+static MemTxResult sacc_mmio_read_unlocked(SaccState *s, unsigned int bar,
+                                           hwaddr addr, uint64_t *val,
+                                           unsigned int size)
+{
+    bool locked = qemu_mutex_iothread_locked();
+
+    *val = 0;
+    if (qatomic_read(&s->gone)) {
+        return MEMTX_OK;
+    }
+    if (sacc_reentrant(s, bar == SACC_BAR_REGS ? "sacc-regs" : "sacc-chan",
+                       addr)) {
+        return MEMTX_ACCESS_ERROR;
+    }
+    if (!locked && sacc_read_lockless(s, bar, addr, size, val)) {
+        trace_sacc_mmio_read(bar, addr, size, *val);
+        return MEMTX_OK;
+    }
+    if (!locked) {
+        sacc_bql_lock(s);
+    }
+    *val = bar == SACC_BAR_REGS ? sacc_regs_read(s, addr, size)
+                                : sacc_bar2_read(s, addr, size);
+    if (!locked) {
+        qemu_mutex_unlock_iothread();
+    }
+    return MEMTX_OK;
+}
+
+static MemTxResult sacc_mmio_write_unlocked(SaccState *s, unsigned int bar,
+                                            hwaddr addr, uint64_t val,
+                                            unsigned int size)
+{
+    bool locked = qemu_mutex_iothread_locked();
+
+    if (qatomic_read(&s->gone)) {
+        return MEMTX_OK;
+    }
+    if (sacc_reentrant(s, bar == SACC_BAR_REGS ? "sacc-regs" : "sacc-chan",
+                       addr)) {
+        return MEMTX_ACCESS_ERROR;
+    }
+    if (!locked) {
+        sacc_bql_lock(s);
+    }
+    if (bar == SACC_BAR_REGS) {
+        sacc_regs_write(s, addr, val, size);
+    } else {
+        sacc_bar2_write(s, addr, val, size);
+    }
+    if (!locked) {
+        qemu_mutex_unlock_iothread();
+    }
+    return MEMTX_OK;
+}
+
+static MemTxResult sacc_regs_read_unlocked(void *opaque, hwaddr addr,
+                                           uint64_t *val, unsigned int size,
+                                           MemTxAttrs attrs)
+{
+    return sacc_mmio_read_unlocked(opaque, SACC_BAR_REGS, addr, val, size);
+}
+
+static MemTxResult sacc_regs_write_unlocked(void *opaque, hwaddr addr,
+                                            uint64_t val, unsigned int size,
+                                            MemTxAttrs attrs)
+{
+    return sacc_mmio_write_unlocked(opaque, SACC_BAR_REGS, addr, val, size);
+}
+
+static MemTxResult sacc_bar2_read_unlocked(void *opaque, hwaddr addr,
+                                           uint64_t *val, unsigned int size,
+                                           MemTxAttrs attrs)
+{
+    return sacc_mmio_read_unlocked(opaque, SACC_BAR_CHAN, addr, val, size);
+}
+
+static MemTxResult sacc_bar2_write_unlocked(void *opaque, hwaddr addr,
+                                            uint64_t val, unsigned int size,
+                                            MemTxAttrs attrs)
+{
+    return sacc_mmio_write_unlocked(opaque, SACC_BAR_CHAN, addr, val, size);
+}
+
+/*
  * 1..8 byte accesses reach the handlers so that odd sizes are reported as
  * guest errors (the handlers accept only 4 bytes, and 8 at the 64-bit
  * registers) rather than being split or widened by the memory core.
@@ -2390,6 +2606,23 @@ static const MemoryRegionOps sacc_doorbell_ops = {
 static const MemoryRegionOps sacc_bar2_ops = {
     .read = sacc_bar2_read,
     .write = sacc_bar2_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+/* The same two pages without the BQL (x-reg-lockless) */
+static const MemoryRegionOps sacc_regs_unlocked_ops = {
+    .read_with_attrs = sacc_regs_read_unlocked,
+    .write_with_attrs = sacc_regs_write_unlocked,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = { .min_access_size = 1, .max_access_size = 8 },
+    .impl = { .min_access_size = 1, .max_access_size = 8 },
+};
+
+static const MemoryRegionOps sacc_bar2_unlocked_ops = {
+    .read_with_attrs = sacc_bar2_read_unlocked,
+    .write_with_attrs = sacc_bar2_write_unlocked,
     .endianness = DEVICE_LITTLE_ENDIAN,
     .valid = { .min_access_size = 1, .max_access_size = 8 },
     .impl = { .min_access_size = 1, .max_access_size = 8 },
@@ -2420,6 +2653,7 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
 {
     SaccState *s = SACC(pdev);
     DeviceState *dev = DEVICE(pdev);
+    bool lockless_regs;
     unsigned int i;
 
     if (s->nr_channels < 1 || s->nr_channels > SACC_CHANNELS_MAX) {
@@ -2446,8 +2680,16 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
     pcie_cap_flr_init(pdev);
 
     memory_region_init(&s->bar0, OBJECT(s), "sacc-bar0", SACC_BAR0_SIZE);
-    memory_region_init_io(&s->regs_mr, OBJECT(s), &sacc_regs_ops, s,
-                          "sacc-regs", SACC_PAGE_SIZE);
+    /* x-reg-lockless: see sacc_read_lockless() */
+    lockless_regs = s->engine_thread && s->reg_lockless;
+    memory_region_init_io(&s->regs_mr, OBJECT(s),
+                          lockless_regs ? &sacc_regs_unlocked_ops
+                                        : &sacc_regs_ops,
+                          s, "sacc-regs", SACC_PAGE_SIZE);
+    if (lockless_regs) {
+        s->regs_mr.dev = NULL; /* as the doorbell page, below */
+        memory_region_enable_lockless_io(&s->regs_mr);
+    }
     memory_region_init_io(&s->doorbell_mr, OBJECT(s), &sacc_doorbell_ops, s,
                           "sacc-doorbell", SACC_PAGE_SIZE);
     memory_region_add_subregion(&s->bar0, 0, &s->regs_mr);
@@ -2482,8 +2724,14 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
         msix_vector_use(pdev, i);
     }
 
-    memory_region_init_io(&s->bar2, OBJECT(s), &sacc_bar2_ops, s,
-                          "sacc-chan", SACC_BAR2_SIZE);
+    memory_region_init_io(&s->bar2, OBJECT(s),
+                          lockless_regs ? &sacc_bar2_unlocked_ops
+                                        : &sacc_bar2_ops,
+                          s, "sacc-chan", SACC_BAR2_SIZE);
+    if (lockless_regs) {
+        s->bar2.dev = NULL;
+        memory_region_enable_lockless_io(&s->bar2);
+    }
     pci_register_bar(pdev, SACC_BAR_CHAN, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->bar2);
 
@@ -2563,6 +2811,12 @@ static Property sacc_properties[] = {
      * with the engine (docs/performance.md).  off: for comparisons.
      */
     DEFINE_PROP_BOOL("x-db-lockless", SaccState, db_lockless, true),
+    /*
+     * on: register reads that need no lock answered without the BQL, and
+     * the engine making way for a vCPU waiting for it (issue 19,
+     * sacc_read_lockless()).  off: for comparisons.
+     */
+    DEFINE_PROP_BOOL("x-reg-lockless", SaccState, reg_lockless, true),
     /*
      * Tests only: every copy done without the BQL waits this long before
      * it moves a byte, so a qtest can stop the device in the middle of
