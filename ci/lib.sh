@@ -131,6 +131,11 @@ export_setup() {
 	SACC_WATCH_KO=$(watch_ko)
 	export SACC_QEMU SACC_KERNEL_DIR SACC_WATCH_KO
 	hold_cached "$(dirname "$SACC_QEMU")" "$SACC_WATCH_KO"
+	# Held now; but another checkout's setup may have pruned it between
+	# our ci/setup and the lock.
+	[ -x "$SACC_QEMU" ] ||
+		die "$SACC_QEMU is gone (another checkout's ci/setup pruned it before this run held it)." \
+			"Run the command again: its ci/setup builds it back from ccache."
 }
 
 # hold_cached PATH...: keep the cached builds at (or holding) PATHs for as
@@ -153,9 +158,11 @@ hold_cached() {
 prune_cached() {
 	local keep=$1 d
 	shift
-	ls -dt "$@" 2>/dev/null | tail -n +$((keep + 1)) | while read -r d; do
-		flock -xn "$d" rm -rf "$d" || note "kept $d: in use"
-	done
+	# (ls may race with another setup's prune: nothing to fail about)
+	{ ls -dt "$@" 2>/dev/null || true; } | tail -n +$((keep + 1)) |
+		while read -r d; do
+			flock -xn "$d" rm -rf "$d" || note "kept $d: in use or gone"
+		done
 }
 
 # Print ninja's "[n/total]" lines at most every 10 seconds, so a 5 minute

@@ -67,6 +67,7 @@
 #include "hw/qdev-properties.h"
 #include "migration/vmstate.h"
 #include "qapi/error.h"
+#include "qapi/visitor.h"
 #include "qom/object.h"
 #include "hw/misc/sacc_hw.h"
 #include "trace.h"
@@ -2759,16 +2760,23 @@ static void sacc_exit(PCIDevice *pdev)
     msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
 }
 
+/* x-copies-held: read atomically, the engine counts without the BQL */
+static void sacc_get_copies_held(Object *obj, Visitor *v, const char *name,
+                                 void *opaque, Error **errp)
+{
+    uint32_t n = qatomic_read(&SACC(obj)->copies_held);
+
+    visit_type_uint32(v, name, &n, errp);
+}
+
 static void sacc_instance_init(Object *obj)
 {
-    SaccState *s = SACC(obj);
-
     /*
      * Tests only: how many copies have begun x-copy-delay-us's delay, so
      * a qtest stops the device once one is held, not after a sleep.
      */
-    object_property_add_uint32_ptr(obj, "x-copies-held", &s->copies_held,
-                                   OBJ_PROP_FLAG_READ);
+    object_property_add(obj, "x-copies-held", "uint32",
+                        sacc_get_copies_held, NULL, NULL, NULL);
 }
 
 /* The last reference is gone: no access can reach us any more */

@@ -58,6 +58,7 @@ class Names(unittest.TestCase):
         saved = os.environ.get("PATH", ""), sacc_names.ROOT
         os.environ["SACCCTL"] = "/nonexistent"
         os.environ["PATH"] = ""
+        os.environ.pop("SACC_BUILD", None)
         sacc_names.ROOT = "/nonexistent"
         sacc_names._TABLES = None
         try:

@@ -4,8 +4,9 @@ codes) for the Python tools, read from the one table, hw/names.c, through
 `saccctl names --json`: a number named there is named here too, with no
 second table to keep in step.
 
-saccctl is looked for in $SACCCTL, then on PATH, then in the checkout's
-build/ (ci/setup builds it there)."""
+saccctl is looked for in $SACCCTL, then in this checkout's build
+($SACC_BUILD, else build/, where ci/setup builds it), then on PATH: the
+checkout's own table before an older installed one."""
 import json
 import os
 import shutil
@@ -21,8 +22,10 @@ class NamesError(RuntimeError):
 
 
 def _saccctl():
-    for p in (os.environ.get("SACCCTL"), shutil.which("saccctl"),
-              os.path.join(ROOT, "build", "tools", "saccctl", "saccctl")):
+    build = os.environ.get("SACC_BUILD") or os.path.join(ROOT, "build")
+    for p in (os.environ.get("SACCCTL"),
+              os.path.join(build, "tools", "saccctl", "saccctl"),
+              shutil.which("saccctl")):
         if p and os.access(p, os.X_OK):
             return p
     raise NamesError("saccctl not found (it names the hardware's numbers): "

@@ -5,10 +5,10 @@
  * N doorbells in all (guest-watch check runs it with sacc_watch.ko
  * loaded; check-watch joins it with the device's trace):
  *
- *   channel 0  tail doorbell  (debug register 1, with channel 1)
- *   channel 2  tail doorbell  (debug register 3)
- *   channel 4  tail doorbell  (debug register 4)
- *   channel 6  token doorbell (debug register 2)
+ *   channel 0  tail doorbell  (DR0, with channel 1)
+ *   channel 2  tail doorbell  (DR2)
+ *   channel 4  tail doorbell  (DR3)
+ *   channel 6  token doorbell (DR1)
  *   channel 7  tail doorbell  (not watched: only four registers)
  *
  * saccctl bench gives each process one doorbell kind and, with

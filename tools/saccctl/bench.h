@@ -64,6 +64,46 @@ struct bench_cfg {
 	struct bench_events ev;
 };
 
+/* The figures of one run: what --repeat gives the spread of. */
+enum bench_fig {
+	F_OPS_S,
+	F_MIB_S,
+	F_DB_OP,
+	F_IRQ_OP,
+	F_LAT_AVG,
+	F_LAT_MIN,
+	F_LAT_MAX,
+	F_LAT_P50,
+	F_LAT_P90,
+	F_LAT_P99,
+	F_LAT_P999,
+	F_ENG_AVG,
+	F_ENG_P50,
+	F_ENG_P99,
+	F_SECS,
+	F_OPS,
+	F_FAILED,
+	F_DB_STORE,
+	F_RS_P50, /* --reg-read: STATUS */
+	F_RS_P99,
+	F_RS_MAX,
+	F_RC_P50, /* --reg-read: CLOCK */
+	F_RC_P99,
+	F_RC_MAX,
+	NFIG
+};
+
+/* bench_report.c: the plain bench's output (@data: the op moves bytes;
+ * @mc: the guest memcpy() reference, MiB/s) */
+void bench_json_head(struct json_object *o, const struct bench_cfg *c,
+		     bool data);
+void bench_json_run(struct json_object *o, const double f[NFIG],
+		    const struct bench_cfg *c, bool data, double mc);
+void bench_print_run(const double f[NFIG], const struct bench_cfg *c,
+		     bool data, double mc, const char *label);
+int bench_print_repeat(double (*f)[NFIG], const struct bench_cfg *c,
+		       bool data, double mc, const char *label);
+
 /* bench_modes.c; each prints its report; 0 or 1 */
 int bench_channels(struct bench_cfg *c, struct sacc_dev *root,
 		   struct sacc_dev *h0);
