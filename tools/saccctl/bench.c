@@ -419,6 +419,8 @@ struct bench_run {
 	uint64_t *ts;
 	struct hist *h, *eh;
 	struct hist *rs, *rc; /* --reg-read: STATUS, CLOCK */
+	struct bench_load *load; /* --load: kept busy between our polls */
+	unsigned int nload;
 	uint32_t entries;
 	bool data;
 };
@@ -562,6 +564,8 @@ static int run_once(const struct bench_cfg *c, struct bench_run *b,
 			last_progress = now;
 			continue;
 		}
+		if (b->nload && bench_load_service(b->load, b->nload))
+			return EXIT_FAIL;
 		if (now - last_progress > STALL_NS) {
 			r = sacc_check(dev);
 			return fail("%s: no completion for %llu s with %llu "
@@ -611,7 +615,7 @@ static int run_once(const struct bench_cfg *c, struct bench_run *b,
 static int bench_plain(struct bench_cfg *c, struct sacc_dev *root,
 		       struct sacc_dev *dev)
 {
-	struct bench_run b = {.dev = dev};
+	struct bench_run b = {.dev = dev, .load = c->load, .nload = c->nload};
 	double(*f)[NFIG] = calloc(c->repeat, sizeof(*f));
 	double mc;
 	char sz[32], label[96];

@@ -3,9 +3,6 @@
 #ifndef SACCCTL_BENCH_H
 #define SACCCTL_BENCH_H
 
-#include <pthread.h>
-#include <stdatomic.h>
-
 #include "saccctl.h"
 
 /* No completion for this long with work outstanding: the bench fails */
@@ -24,12 +21,9 @@ struct bench_load {
 	/* while it runs */
 	struct sacc_dev *h;
 	struct sacc_buf *src, *dst;
-	pthread_t thread;
-	bool started;
-	atomic_bool stop;
-	uint64_t ops, t0;
+	uint64_t ops, t0, last; /* last: its latest completion */
 	double secs;
-	char err[256]; /* the thread's failure, "" if none */
+	char err[256];
 };
 
 /* --events FILE: libsacc's API events and clock-sync samples as JSON
@@ -130,11 +124,14 @@ int bev_close(struct bench_events *e, struct sacc_dev *const *hs,
 
 /* bench_load.c.  "CH:OP:SIZE" into @l: 0, or -1 if malformed. */
 int bench_load_parse(const char *arg, struct bench_load *l);
-/* Open each load's channel and start its thread (not on @busy_chan,
- * the measured one): 0, or fail()'s 1 (bench_load_stop() cleans up). */
+/* Open each load's channel (not @busy_chan, the measured one) and fill
+ * its ring: 0, or fail()'s 1 (bench_load_stop() cleans up). */
 int bench_load_start(struct bench_load *l, unsigned int n,
 		     struct sacc_dev *root, unsigned int busy_chan);
-/* Stop, join and close each: 0, or fail()'s 1 if a load failed. */
+/* Reap and top up every load's ring (from the measuring loop, when its
+ * own poll found nothing): 0, or fail()'s 1 if a load failed. */
+int bench_load_service(struct bench_load *l, unsigned int n);
+/* Close each (its ring abandoned): 0. */
 int bench_load_stop(struct bench_load *l, unsigned int n);
 void bench_load_json(struct json_object *o, const struct bench_load *l,
 		     unsigned int n);
