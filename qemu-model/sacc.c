@@ -364,8 +364,8 @@ static void sacc_raise_irq(SaccState *s, SaccChannel *ch, uint32_t bits)
     PCIDevice *pdev = PCI_DEVICE(s);
     bool msix = msix_enabled(pdev);
 
-    /* read without the BQL too (sacc_read_lockless()) */
-    qatomic_set(&ch->regs.irq_status, ch->regs.irq_status | bits);
+    /* read without the BQL too (sacc_read_lockless()), after the rest */
+    qatomic_store_release(&ch->regs.irq_status, ch->regs.irq_status | bits);
     trace_sacc_irq(ch->id, bits, ch->regs.irq_status, msix,
                    SACC_TRACE_NS(TRACE_SACC_IRQ));
     /* msix_notify() sets the pending bit instead if the vector is masked */
@@ -411,8 +411,10 @@ static void sacc_ring_fatal(SaccState *s, SaccChannel *ch, uint32_t info,
     SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA, sacc_ring_fatal,
                      "info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
                      info, addr, req_id);
-    qatomic_set(&ch->regs.status, (ch->regs.status & ~SACC_STATUS_READY) |
-                                  SACC_STATUS_ERROR);
+    /* after ERR_CODE and the record: a lockless STATUS read sees them */
+    qatomic_store_release(&ch->regs.status,
+                          (ch->regs.status & ~SACC_STATUS_READY) |
+                          SACC_STATUS_ERROR);
     trace_sacc_chan_stopped(ch->id, ch->regs.status, ch->regs.err_code);
     sacc_db_hint_update(ch);
     sacc_raise_irq(s, ch, SACC_IRQ_FATAL);
@@ -2454,10 +2456,10 @@ static bool sacc_chan_read_lockless(SaccChannel *ch, hwaddr off,
         *val = qatomic_read(&ch->regs.ctrl);
         return true;
     case SACC_REG_STATUS:
-        *val = qatomic_read(&ch->regs.status);
+        *val = qatomic_load_acquire(&ch->regs.status);
         return true;
     case SACC_REG_IRQ_STATUS:
-        *val = qatomic_read(&ch->regs.irq_status);
+        *val = qatomic_load_acquire(&ch->regs.irq_status);
         return true;
     default:
         return false;
