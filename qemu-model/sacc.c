@@ -1510,8 +1510,14 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
             trace_sacc_cq_full(ch->id, ch->ring.cq_tail, ch->ring.cq_head);
             break;
         }
+        /*
+         * A vCPU waiting for the lock ends the turn after one descriptor
+         * (the engine thread): it gets in now, the channel's next turn
+         * comes after the others' (sacc_engine_make_way()).
+         */
         if (descs >= SACC_TURN_MAX_DESCS || bytes >= SACC_TURN_MAX_BYTES ||
-            !budget->descs || !budget->bytes) {
+            !budget->descs || !budget->bytes ||
+            (descs && s->engine_thread && qatomic_read(&s->bql_waiters))) {
             break;
         }
         worked = true;
