@@ -2613,45 +2613,40 @@ static MemTxResult sacc_bar2_write_unlocked(void *opaque, hwaddr addr,
  * guest errors (the handlers accept only 4 bytes, and 8 at the 64-bit
  * registers) rather than being split or widened by the memory core.
  */
+#define SACC_MMIO_SIZES                                         \
+    .endianness = DEVICE_LITTLE_ENDIAN,                         \
+    .valid = { .min_access_size = 1, .max_access_size = 8 },    \
+    .impl = { .min_access_size = 1, .max_access_size = 8 }
+
 static const MemoryRegionOps sacc_regs_ops = {
     .read = sacc_regs_read,
     .write = sacc_regs_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = { .min_access_size = 1, .max_access_size = 8 },
-    .impl = { .min_access_size = 1, .max_access_size = 8 },
+    SACC_MMIO_SIZES,
 };
 
 static const MemoryRegionOps sacc_doorbell_ops = {
     .read_with_attrs = sacc_doorbell_read,
     .write_with_attrs = sacc_doorbell_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = { .min_access_size = 1, .max_access_size = 8 },
-    .impl = { .min_access_size = 1, .max_access_size = 8 },
+    SACC_MMIO_SIZES,
 };
 
 static const MemoryRegionOps sacc_bar2_ops = {
     .read = sacc_bar2_read,
     .write = sacc_bar2_write,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = { .min_access_size = 1, .max_access_size = 8 },
-    .impl = { .min_access_size = 1, .max_access_size = 8 },
+    SACC_MMIO_SIZES,
 };
 
 /* The same two pages without the BQL (x-reg-lockless) */
 static const MemoryRegionOps sacc_regs_unlocked_ops = {
     .read_with_attrs = sacc_regs_read_unlocked,
     .write_with_attrs = sacc_regs_write_unlocked,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = { .min_access_size = 1, .max_access_size = 8 },
-    .impl = { .min_access_size = 1, .max_access_size = 8 },
+    SACC_MMIO_SIZES,
 };
 
 static const MemoryRegionOps sacc_bar2_unlocked_ops = {
     .read_with_attrs = sacc_bar2_read_unlocked,
     .write_with_attrs = sacc_bar2_write_unlocked,
-    .endianness = DEVICE_LITTLE_ENDIAN,
-    .valid = { .min_access_size = 1, .max_access_size = 8 },
-    .impl = { .min_access_size = 1, .max_access_size = 8 },
+    SACC_MMIO_SIZES,
 };
 
 /* FLR and system reset; pci_device_reset() also clears MSI/bus master. */
