@@ -36,6 +36,14 @@ SACC_PACKAGES=(
 # ci/guest-init reads.
 SACC_MODULES=(irqbypass vfio vfio_iommu_type1 vfio_virqfd vfio-pci-core vfio-pci)
 
+# ci/test's boot 2, which ci/soak boots again and again: a third device
+# holds each big copy (x-copy-delay-us) so the stress suite can unmap
+# under it (SACC_SLOW_DEV is its index); the DMA and ring fault suite
+# and the stress suite as guest commands.
+SACC_SLOW_BOOT=(--devices 3 --props 3:x-copy-delay-us=400000)
+SACC_FAULT_SUITE="CK_INCLUDE_TAGS=dmar /opt/sacc/tests/sacc-guest-spec"
+SACC_STRESS_SUITE="SACC_SLOW_DEV=2 /opt/sacc/tests/sacc-guest-stress"
+
 # Firmware search path: SeaBIOS, QEMU's option ROMs, iPXE (all from Debian).
 SACC_FIRMWARE_DIRS=(/usr/share/seabios /usr/share/qemu /usr/lib/ipxe/qemu)
 

@@ -131,8 +131,8 @@ int bench_load_start(struct bench_load *l, unsigned int n,
 /* Reap and top up every load's ring (from the measuring loop, when its
  * own poll found nothing): 0, or fail()'s 1 if a load failed. */
 int bench_load_service(struct bench_load *l, unsigned int n);
-/* Close each (its ring abandoned): 0. */
-int bench_load_stop(struct bench_load *l, unsigned int n);
+/* Close each (its ring abandoned). */
+void bench_load_stop(struct bench_load *l, unsigned int n);
 void bench_load_json(struct json_object *o, const struct bench_load *l,
 		     unsigned int n);
 void bench_load_print(const struct bench_load *l, unsigned int n);

@@ -137,7 +137,7 @@ int bench_load_start(struct bench_load *l, unsigned int n,
 	return 0;
 }
 
-int bench_load_stop(struct bench_load *l, unsigned int n)
+void bench_load_stop(struct bench_load *l, unsigned int n)
 {
 
 	for (unsigned int i = 0; i < n; i++) {
@@ -151,7 +151,6 @@ int bench_load_stop(struct bench_load *l, unsigned int n)
 		sacc_close(x->h);
 		x->h = NULL;
 	}
-	return 0;
 }
 
 void bench_load_json(struct json_object *o, const struct bench_load *l,
