@@ -2606,6 +2606,81 @@ static void test_engine_copy_quiesce(void)
 }
 
 /*
+ * A NOP behind another channel's big copy waits for a piece of it, not
+ * the whole (SaccCursor, spec section 11).  Channel 1's 1 MiB copy is
+ * held in its delay; channel 2 then copies channel 1's CQ and the end of
+ * its destination: that snapshot, taken by the device, must show channel
+ * 1's copy part way (no completion, the last page not written).  Then
+ * channel 1 is reset while its copy is part way (channel 2's own big
+ * copy holds the engine meanwhile): nothing of channel 1 lands after the
+ * reset returns.
+ */
+#define INTERLEAVE_LEN (1024 * 1024)
+
+static void test_engine_copy_interleave(void)
+{
+    g_autofree uint8_t *buf = g_malloc(INTERLEAVE_LEN);
+    uint64_t src, dst, src2, dst2, snap;
+    struct sacc_cqe cq[4];
+    Chan a, b;
+    Sacc t;
+    uint32_t i;
+
+    sacc_start_props(&t, ",x-copy-delay-us=200000");
+    chan_setup(&t, &a, 1, 0, 8, 8);
+    chan_setup(&t, &b, 2, 0, 8, 8);
+    src = guest_alloc(&t.qs->alloc, INTERLEAVE_LEN);
+    dst = guest_alloc(&t.qs->alloc, INTERLEAVE_LEN);
+    src2 = guest_alloc(&t.qs->alloc, 256 * 1024);
+    dst2 = guest_alloc(&t.qs->alloc, 256 * 1024);
+    snap = guest_alloc(&t.qs->alloc, 4096);
+    qtest_memset(t.qts, src, 0xa5, INTERLEAVE_LEN);
+    qtest_memset(t.qts, dst, 0, INTERLEAVE_LEN);
+
+    chan_submit(&a, SACC_OP_MEMCPY, src, dst, INTERLEAVE_LEN, 0, 1);
+    chan_ring(&a);
+    wait_copies_held(t.qts, "sacc0", 1);
+    chan_submit(&b, SACC_OP_MEMCPY, a.cq, snap, sizeof(cq), 0, 2);
+    chan_submit(&b, SACC_OP_MEMCPY, dst + INTERLEAVE_LEN - 4096,
+                snap + 1024, 1024, 0, 3);
+    chan_ring(&b);
+    chan_expect(&b, 2, SACC_STS_OK, sizeof(cq));
+    chan_expect(&b, 3, SACC_STS_OK, 1024);
+    qtest_memread(t.qts, snap, cq, sizeof(cq));
+    g_assert_cmpuint(cq_valid(cq, 4), ==, 0);
+    qtest_memread(t.qts, snap + 1024, buf, 1024);
+    for (i = 0; i < 1024; i++) {
+        g_assert_cmphex(buf[i], ==, 0);
+    }
+    chan_expect(&a, 1, SACC_STS_OK, INTERLEAVE_LEN);
+    qtest_memread(t.qts, dst, buf, INTERLEAVE_LEN);
+    for (i = 0; i < INTERLEAVE_LEN; i++) {
+        g_assert_cmphex(buf[i], ==, 0xa5);
+    }
+
+    /* Reset channel 1 while its copy is part way. */
+    qtest_memset(t.qts, dst, 0, INTERLEAVE_LEN);
+    chan_submit(&a, SACC_OP_MEMCPY, src, dst, INTERLEAVE_LEN, 0, 4);
+    chan_ring(&a);
+    wait_copies_held(t.qts, "sacc0", 2);
+    chan_submit(&b, SACC_OP_MEMCPY, src2, dst2, 256 * 1024, 0, 5);
+    chan_ring(&b);
+    wait_copies_held(t.qts, "sacc0", 3); /* channel 1 is part way now */
+    cwr(&a, SACC_REG_CTRL, SACC_CTRL_RESET);
+    qtest_memread(t.qts, dst, buf, INTERLEAVE_LEN);
+    g_assert_cmphex(buf[0], ==, 0xa5);                  /* a piece moved */
+    g_assert_cmphex(buf[INTERLEAVE_LEN - 1], ==, 0);    /* not the rest */
+    qtest_memset(t.qts, dst, 0, INTERLEAVE_LEN);
+    chan_expect(&b, 5, SACC_STS_OK, 256 * 1024);
+    g_usleep(G_USEC_PER_SEC / 10);
+    qtest_memread(t.qts, dst, buf, INTERLEAVE_LEN);
+    for (i = 0; i < INTERLEAVE_LEN; i++) {
+        g_assert_cmphex(buf[i], ==, 0);
+    }
+    sacc_stop(&t);
+}
+
+/*
  * Hot-unplug while the engine has a long ring to work through: the
  * engine thread must stop cleanly, whatever it was doing, and QEMU must
  * go on.  q35 with native PCIe hotplug on a root port (bus 1), whose
@@ -2744,6 +2819,8 @@ int main(int argc, char **argv)
     qtest_add_data_func("/sacc/engine/stress-bh", ",x-engine-thread=off",
                         test_engine_stress);
     qtest_add_func("/sacc/engine/copy-quiesce", test_engine_copy_quiesce);
+    qtest_add_func("/sacc/engine/copy-interleave",
+                   test_engine_copy_interleave);
     qtest_add_data_func("/sacc/engine/unplug", "on", test_engine_unplug);
     qtest_add_data_func("/sacc/engine/unplug-bh", NULL, test_engine_unplug);
 

@@ -151,6 +151,25 @@ typedef struct SaccDevRing {
     uint16_t phase;   /* phase bit of the current CQ lap */
 } SaccDevRing;
 
+/*
+ * A MEMCPY or XFORM in flight across turns.  The engine thread moves a
+ * big direct copy in SACC_COPY_PIECE steps and, when another channel has
+ * work, stops between two of them and ends the channel's turn, as a DMA
+ * engine interleaves bursts of its queues (sacc_copy_direct(),
+ * docs/spec.md section 11).  The channel's next turn goes on from here;
+ * a reset or disable forgets it.
+ */
+typedef struct SaccCursor {
+    bool active;
+    struct sacc_desc d; /* the descriptor, as fetched */
+    uint64_t fetch_ns;
+    uint32_t done;      /* bytes moved */
+    uint32_t upto;      /* bytes to move: length, or up to a dst fault */
+    bool faulted;       /* a dst fault at upto ends it */
+    uint32_t info;      /* that fault's record */
+    uint64_t fault;
+} SaccCursor;
+
 typedef struct SaccChannel {
     uint32_t id;
     uint32_t epoch; /* bumped by reset/disable: abandons its work */
@@ -167,6 +186,7 @@ typedef struct SaccChannel {
      */
     uint32_t db_hint;
     uint64_t db_pending;
+    SaccCursor cur;
 } SaccChannel;
 
 #define SACC_DB_HINT_TOKEN (1u << 31)
@@ -235,6 +255,7 @@ typedef enum {
     SACC_DMA_OK,
     SACC_DMA_FAULT,     /* *fault holds the failing DMA address */
     SACC_DMA_ABANDONED, /* channel was reset/disabled meanwhile */
+    SACC_DMA_PARTIAL,   /* part moved, the rest in a later turn (cur) */
 } SaccDmaResult;
 
 /* What a bottom-half run may still do (SACC_BH_MAX_*). */
@@ -441,6 +462,7 @@ static void sacc_chan_power_on(SaccChannel *ch)
 {
     ch->epoch++;
     ch->token = false;
+    ch->cur.active = false;
     sacc_chan_regs_reset(&ch->regs);
     sacc_dev_ring_reset(&ch->ring, 0);
     sacc_db_hint_update(ch);
@@ -513,6 +535,7 @@ static void sacc_disable(SaccChannel *ch)
     trace_sacc_disable(ch->id);
     ch->epoch++;
     ch->token = false;
+    ch->cur.active = false;
     qatomic_set(&ch->regs.status, ch->regs.status & ~SACC_STATUS_READY);
     sacc_db_hint_update(ch);
     sacc_dev_ring_reset(&ch->ring, 0);
@@ -925,15 +948,26 @@ static void sacc_move(uint8_t *dst, const uint8_t *src, size_t n, bool xform)
 }
 
 /*
+ * A big copy is moved in steps of this size, and another channel's work
+ * may come between two of them (SaccCursor): about 2 us of the engine's
+ * time here, so a NOP behind a 1 MiB copy waits that, not the whole copy.
+ */
+#define SACC_COPY_PIECE (64 * 1024)
+
+/*
  * Copy transfer bytes [0, @upto) from the @src pieces (or from @bounce
  * when not NULL, indexed by transfer offset) into the @dst pieces.
- * Plain memory only: it may run without the BQL (sacc_copy_unlocked()).
+ * If @stop is not NULL it is looked at after every SACC_COPY_PIECE bytes
+ * and, when set, the move ends there.  Returns the bytes moved: [0, that)
+ * has been written.  Plain memory only: it may run without the BQL
+ * (sacc_copy_unlocked()).
  */
-static void sacc_pieces_move(const SaccPiece *src, const SaccPiece *dst,
-                             uint32_t ndst, uint32_t upto,
-                             const uint8_t *bounce, bool xform)
+static uint32_t sacc_pieces_move(const SaccPiece *src, const SaccPiece *dst,
+                                 uint32_t ndst, uint32_t upto,
+                                 const uint8_t *bounce, bool xform,
+                                 const bool *stop)
 {
-    uint32_t i, si = 0;
+    uint32_t i, si = 0, step = 0;
 
     for (i = 0; i < ndst && dst[i].off < upto; i++) {
         uint32_t end = MIN(dst[i].off + dst[i].len, upto);
@@ -952,10 +986,19 @@ static void sacc_pieces_move(const SaccPiece *src, const SaccPiece *dst,
                 from = src[si].ptr + (off - src[si].off);
                 n = MIN(n, src[si].off + src[si].len - off);
             }
+            n = MIN(n, SACC_COPY_PIECE - step);
             sacc_move(dst[i].ptr + (off - dst[i].off), from, n, xform);
             off += n;
+            step += n;
+            if (step == SACC_COPY_PIECE) {
+                if (stop && qatomic_read(stop) && off < upto) {
+                    return off;
+                }
+                step = 0;
+            }
         }
     }
+    return upto;
 }
 
 /*
@@ -997,6 +1040,28 @@ typedef struct SaccCopyPlan {
 #define SACC_UNLOCKED_MIN (64 * 1024)
 
 /*
+ * True if a channel other than @ch has work it can do now, or a doorbell
+ * waits to be applied (under the BQL): a big copy of @ch then makes way
+ * after its first piece.
+ */
+static bool sacc_others_busy(SaccState *s, SaccChannel *ch)
+{
+    uint32_t i;
+
+    for (i = 0; i < s->nr_channels; i++) {
+        SaccChannel *o = &s->chan[i];
+
+        if (o != ch && (o->regs.status & SACC_STATUS_READY) &&
+            (o->token || o->cur.active ||
+             !sacc_dev_ring_sq_empty(&o->ring)) &&
+            !sacc_dev_ring_cq_full(&o->ring, o->regs.cq_size)) {
+            return true;
+        }
+    }
+    return qatomic_read(&s->db_any);
+}
+
+/*
  * A vCPU waits for the BQL in our register handlers (sacc_bql_lock()):
  * let it have the lock before taking it again.  The BQL is not fair, and
  * the engine, back for its next run within microseconds, would otherwise
@@ -1031,26 +1096,35 @@ static void sacc_engine_make_way(SaccState *s)
  * core happens), so the vCPUs' accesses to our registers are not refused
  * as re-entrant.  Only with the translation cache (@atc): its notifier
  * and listener are what make invalidations and map changes wait.
+ *
+ * Such a copy may also end part way (SaccCursor): after its first piece
+ * if another channel has work now, else as soon as the engine is kicked
+ * (a doorbell, locked or not, or a CQ_HEAD).  Returns the bytes moved,
+ * [0, that) written.
  */
-static void sacc_copy_unlocked(SaccState *s, SaccAtc *atc,
-                               SaccCopyPlan *plan, uint32_t nsrc,
-                               uint32_t ndst, uint32_t upto, bool xform)
+static uint32_t sacc_copy_unlocked(SaccState *s, SaccChannel *ch,
+                                   SaccAtc *atc, SaccCopyPlan *plan,
+                                   uint32_t nsrc, uint32_t ndst,
+                                   uint32_t upto, bool xform)
 {
+    static const bool stop_now = true;
     const SaccPiece *src = plan->src, *dst = plan->dst;
     DeviceState *dev = DEVICE(s);
     const uint8_t *bounce = NULL;
+    const bool *stop = NULL;
     bool unlock = atc && upto >= SACC_UNLOCKED_MIN && s->engine_thread &&
                   qemu_thread_is_self(&s->engine);
     bool engaged = dev->mem_reentrancy_guard.engaged_in_io;
     int64_t t0 = 0;
-    uint32_t i;
+    uint32_t i, moved;
 
     if (unlock) {
+        stop = sacc_others_busy(s, ch) ? &stop_now : &s->engine_kicked;
         qemu_mutex_lock(&s->dma_lock);
         dev->mem_reentrancy_guard.engaged_in_io = false;
         t0 = get_clock();
         qemu_mutex_unlock_iothread();
-        if (s->copy_delay_us) { /* a slow DMA engine, for the qtests */
+        if (s->copy_delay_us && !ch->cur.active) { /* a slow DMA engine */
             qatomic_inc(&s->copies_held);
             g_usleep(s->copy_delay_us);
         }
@@ -1061,14 +1135,15 @@ static void sacc_copy_unlocked(SaccState *s, SaccAtc *atc,
             memcpy(s->bounce + src[i].off, src[i].ptr, src[i].len);
         }
         bounce = s->bounce;
+        stop = NULL; /* the bounce buffer is not ours past this copy */
     }
-    sacc_pieces_move(src, dst, ndst, upto, bounce, xform);
+    moved = sacc_pieces_move(src, dst, ndst, upto, bounce, xform, stop);
     /*
      * Dirty bits and TCG's translated code before a stop waiting in
      * sacc_dma_quiesce() may return (address_space_unmap() needs no BQL,
      * an IOThread calls it too).
      */
-    sacc_pieces_written(s, dst, ndst, upto);
+    sacc_pieces_written(s, dst, ndst, moved);
     if (unlock) {
         qemu_mutex_unlock(&s->dma_lock);
         sacc_engine_make_way(s); /* a vCPU got in meanwhile: let it go */
@@ -1076,12 +1151,38 @@ static void sacc_copy_unlocked(SaccState *s, SaccAtc *atc,
         s->unlocked_ns += get_clock() - t0;
         dev->mem_reentrancy_guard.engaged_in_io = engaged;
     }
+    return moved;
+}
+
+/*
+ * The end of a copy that may have been under way (@cur): a destination
+ * fault its first call found is its outcome, if nothing failed since.
+ */
+static SaccDmaResult sacc_copy_end(SaccCursor *cur, SaccDmaResult r,
+                                   uint32_t *info, uint64_t *fault)
+{
+    if (cur->active && r == SACC_DMA_OK && cur->faulted) {
+        r = SACC_DMA_FAULT;
+        *info = cur->info;
+        *fault = cur->fault;
+    }
+    cur->active = false;
+    return r;
 }
 
 /*
  * MEMCPY/XFORM on the direct path.  Returns SACC_DMA_OK, _FAULT (with
- * *info, *fault) or _ABANDONED, or false in *direct if the staged path
- * must do it (nothing faulted, nothing written).
+ * *info, *fault), _ABANDONED or _PARTIAL (ch->cur says how far), or
+ * false in *direct if the staged path must do it (nothing faulted,
+ * nothing written).
+ *
+ * A copy's first call translates all of src, then dst, as the staged
+ * path would, so its outcome (a source fault: nothing written; a
+ * destination fault: dst up to the faulting page) is known before a
+ * byte moves.  A call that goes on with a copy (ch->cur) translates what
+ * is left again, as the earlier pieces' translations may be stale: a
+ * buffer unmapped while its copy is in flight faults there, with the
+ * bytes before it written (docs/spec.md section 11).
  */
 static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
                                       const struct sacc_desc *d,
@@ -1089,18 +1190,21 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
                                       uint64_t *fault, bool *direct)
 {
     const bool xform = d->opcode == SACC_OP_XFORM;
+    SaccCursor *cur = &ch->cur;
+    const uint32_t done = cur->active ? cur->done : 0;
     SaccCopyPlan *plan = s->plan;
-    uint32_t nsrc, ndst, upto = d->length;
+    uint32_t nsrc, ndst, moved = 0;
+    uint32_t upto = cur->active ? cur->upto : d->length;
     SaccAtc *atc = sacc_atc_get(s);
     SaccMapResult m;
 
     RCU_READ_LOCK_GUARD();
     *direct = true;
-    m = sacc_map_buffer(s, ch, d->src, d->length, false, epoch, atc,
-                        plan->src, &nsrc, fault);
+    m = sacc_map_buffer(s, ch, d->src + done, upto - done, false, epoch,
+                        atc, plan->src, &nsrc, fault);
     if (m == SACC_MAP_OK) {
-        m = sacc_map_buffer(s, ch, d->dst, d->length, true, epoch, atc,
-                            plan->dst, &ndst, fault);
+        m = sacc_map_buffer(s, ch, d->dst + done, upto - done, true, epoch,
+                            atc, plan->dst, &ndst, fault);
         if (m == SACC_MAP_FAULT) {
             /* dst up to the faulting page, as the staged path does */
             *info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
@@ -1108,25 +1212,41 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
         }
     } else if (m == SACC_MAP_FAULT) {
         *info = SACC_FAULT_SRC_READ;
+        cur->active = false;
         return SACC_DMA_FAULT;
     }
     if (m == SACC_MAP_ABANDONED) {
         return SACC_DMA_ABANDONED;
     }
     if (m == SACC_MAP_STAGED) {
-        *direct = false;
+        *direct = false; /* sacc_copy() goes on from ch->cur */
         return SACC_DMA_OK;
     }
 
     nsrc = sacc_pieces_merge(plan->src, nsrc);
     ndst = sacc_pieces_merge(plan->dst, ndst);
-    if (upto) {
-        sacc_copy_unlocked(s, atc, plan, nsrc, ndst, upto, xform);
+    if (upto > done) {
+        moved = sacc_copy_unlocked(s, ch, atc, plan, nsrc, ndst,
+                                   upto - done, xform);
         if (ch->epoch != epoch) { /* reset or disabled while we copied */
             return SACC_DMA_ABANDONED;
         }
     }
-    return m == SACC_MAP_FAULT ? SACC_DMA_FAULT : SACC_DMA_OK;
+    if (done + moved < upto) {
+        if (!cur->active) {
+            *cur = (SaccCursor) { .active = true };
+        }
+        cur->done = done + moved;
+        cur->upto = upto;
+        if (m == SACC_MAP_FAULT) {
+            cur->faulted = true;
+            cur->info = *info;
+            cur->fault = *fault;
+        }
+        return SACC_DMA_PARTIAL;
+    }
+    return sacc_copy_end(cur, m == SACC_MAP_FAULT ? SACC_DMA_FAULT
+                                                  : SACC_DMA_OK, info, fault);
 }
 
 /* MEMCPY and XFORM of a valid descriptor (length and ranges checked) */
@@ -1134,6 +1254,8 @@ static SaccDmaResult sacc_copy(SaccState *s, SaccChannel *ch,
                                const struct sacc_desc *d, uint32_t epoch,
                                uint32_t *info, uint64_t *fault)
 {
+    SaccCursor *cur = &ch->cur;
+    struct sacc_desc rest = *d;
     bool direct = false;
     SaccDmaResult r;
 
@@ -1143,7 +1265,15 @@ static SaccDmaResult sacc_copy(SaccState *s, SaccChannel *ch,
             return r;
         }
     }
-    return sacc_copy_staged(s, ch, d, epoch, info, fault);
+    if (cur->active) {
+        /* under way, and what is left is no longer plain RAM */
+        rest.src += cur->done;
+        rest.dst += cur->done;
+        rest.length = cur->upto - cur->done;
+    }
+    r = rest.length ? sacc_copy_staged(s, ch, &rest, epoch, info, fault)
+                    : SACC_DMA_OK;
+    return r == SACC_DMA_ABANDONED ? r : sacc_copy_end(cur, r, info, fault);
 }
 
 /*
@@ -1158,6 +1288,8 @@ static bool sacc_buffer_done(SaccChannel *ch, const struct sacc_desc *d,
     switch (r) {
     case SACC_DMA_ABANDONED:
         return false;
+    case SACC_DMA_PARTIAL: /* no status yet: ch->cur goes on with it */
+        return true;
     case SACC_DMA_FAULT:
         sacc_record_fault(ch, info, fault, d->req_id);
         SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA,
@@ -1424,13 +1556,19 @@ static void sacc_read_put(SaccState *s, SaccChannel *ch, uint32_t epoch)
  */
 static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
 {
-    const uint64_t fetch_ns = sacc_clock_ns();
+    uint64_t fetch_ns = sacc_clock_ns();
+    uint32_t done = 0, result_len;
     struct sacc_desc d;
     uint64_t addr;
-    uint32_t result_len;
     uint16_t status;
     MemTxResult r;
 
+    if (ch->cur.active) { /* a copy under way: go on with it */
+        d = ch->cur.d;
+        fetch_ns = ch->cur.fetch_ns;
+        done = ch->cur.done;
+        goto execute;
+    }
     addr = ch->regs.sq_base + (uint64_t)ch->ring.sq_head * sizeof(d);
     r = sacc_dma_rw(s, addr, &d, sizeof(d), DMA_DIRECTION_TO_DEVICE);
     if (ch->epoch != epoch) {
@@ -1453,8 +1591,15 @@ static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
 
     trace_sacc_op_start(ch->id, d.req_id, d.opcode,
                         SACC_TRACE_NS(TRACE_SACC_OP_START));
+execute:
     if (!sacc_execute(s, ch, &d, epoch, &status, &result_len)) {
         return -1;
+    }
+    if (ch->cur.active) {
+        ch->cur.d = d;
+        ch->cur.fetch_ns = fetch_ns;
+        trace_sacc_copy_part(ch->id, d.req_id, ch->cur.done, ch->cur.upto);
+        return ch->cur.done - done;
     }
     trace_sacc_op_end(ch->id, d.req_id, status, result_len,
                       SACC_TRACE_NS(TRACE_SACC_OP_END));
@@ -1469,7 +1614,7 @@ static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
     switch (d.opcode) {
     case SACC_OP_MEMCPY:
     case SACC_OP_XFORM:
-        return MIN(d.length, SACC_MAX_XFER);
+        return MIN(d.length, SACC_MAX_XFER) - MIN(done, d.length);
     case SACC_OP_WRITE_INLINE:
         return MIN(d.length, SACC_INLINE_MAX);
     case SACC_OP_TIMESTAMP:
@@ -1502,7 +1647,7 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
     }
     /* The epoch check catches a reset caused by our own DMA or MSI. */
     while (ch->epoch == epoch && (ch->regs.status & SACC_STATUS_READY) &&
-           !sacc_dev_ring_sq_empty(&ch->ring)) {
+           (ch->cur.active || !sacc_dev_ring_sq_empty(&ch->ring))) {
         int64_t n;
 
         /* CQ full (one slot stays free); CQ_HEAD will reschedule us. */
@@ -1529,6 +1674,9 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
         }
         bytes += n;
         budget->bytes -= MIN((uint64_t)n, budget->bytes);
+        if (ch->cur.active) {
+            break; /* a copy made way part way: the others' turns now */
+        }
     }
     if (worked) {
         trace_sacc_turn(ch->id, descs, bytes);
