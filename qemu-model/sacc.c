@@ -29,7 +29,9 @@
  *    must not overlap that move waits for it (sacc_dma_quiesce()).
  *  - The engine serves channels round robin, a bounded turn each
  *    (SACC_TURN_MAX_*), and is itself bounded per run (SACC_BH_MAX_*,
- *    SACC_ENGINE_MAX_*).
+ *    SACC_ENGINE_MAX_*).  A big copy makes way for other channels
+ *    between its 64 KiB pieces (SaccCursor).  On a host with no core to
+ *    spare, the vCPU that rings does the engine's run (x-db-run).
  *  - Every DMA result is checked.  Buffer DMA is done one IOVA page at a
  *    time so the fault record names the exact page that failed and no
  *    destination byte after a faulting page is ever written.
@@ -186,6 +188,13 @@ typedef struct SaccChannel {
      */
     uint32_t db_hint;
     uint64_t db_pending;
+    /*
+     * CQ_HEAD without the BQL, the same way (x-reg-lockless): cq_hint is
+     * CQ_SIZE while READY, else 0; cqh_pending is a CQ_HEAD below it + 1
+     * (0: none), taken by sacc_db_drain().
+     */
+    uint32_t cq_hint;
+    uint32_t cqh_pending;
     SaccCursor cur;
 } SaccChannel;
 
@@ -212,6 +221,15 @@ struct SaccState {
     uint32_t poll_us;     /* property "x-poll-us": longest idle polling */
     bool db_lockless;     /* property "x-db-lockless" (with the thread) */
     bool reg_lockless;    /* property "x-reg-lockless" (with the thread) */
+    bool db_run;          /* property "x-db-run" (with x-db-lockless) */
+    /*
+     * atomic: get_clock() until which the engine thread has no core of
+     * its own (it found itself preempted while polling), and whether it
+     * sleeps on its event now; see sacc_doorbell_run().
+     */
+    int64_t nocore_until;
+    bool engine_asleep;
+    bool running;         /* under the BQL: sacc_run() is under way */
     /*
      * atomic: vCPUs in our register handlers waiting for the BQL
      * (sacc_bql_lock()); the engine makes way for them.
@@ -422,6 +440,8 @@ static void sacc_db_hint_update(SaccChannel *ch)
                                                : ch->regs.sq_size;
     }
     qatomic_set(&ch->db_hint, hint);
+    qatomic_set(&ch->cq_hint, ch->regs.status & SACC_STATUS_READY
+                                  ? ch->regs.cq_size : 0);
 }
 
 /* A fault on a channel's rings: stop it until reset (or re-enable). */
@@ -1716,11 +1736,16 @@ static void sacc_db_drain(SaccState *s);
 static void sacc_process(void *opaque)
 {
     SaccState *s = opaque;
+    /*
+     * The engine thread's run is one turn's worth; the bottom half's, and
+     * a vCPU's (sacc_doorbell_run(): the vCPU that would wait for it
+     * anyway), the bottom half's.
+     */
+    const bool thread = s->engine_thread && qemu_thread_is_self(&s->engine);
+    const uint32_t max = thread ? SACC_ENGINE_MAX_DESCS : SACC_BH_MAX_DESCS;
     SaccBudget budget = {
-        .descs = s->engine_thread ? SACC_ENGINE_MAX_DESCS
-                                  : SACC_BH_MAX_DESCS,
-        .bytes = s->engine_thread ? SACC_ENGINE_MAX_BYTES
-                                  : SACC_BH_MAX_BYTES,
+        .descs = max,
+        .bytes = thread ? SACC_ENGINE_MAX_BYTES : SACC_BH_MAX_BYTES,
     };
     uint32_t idle = 0;
 
@@ -1733,8 +1758,8 @@ static void sacc_process(void *opaque)
          * budget.
          */
         if (!budget.descs || !budget.bytes ||
-            (idle == 0 && budget.descs < SACC_ENGINE_MAX_DESCS &&
-             s->engine_thread && qatomic_read(&s->bql_waiters))) {
+            (idle == 0 && budget.descs < max && s->engine_thread &&
+             qatomic_read(&s->bql_waiters))) {
             /* Let the vCPUs and main loop in; continue in a later run. */
             sacc_kick(s);
             return;
@@ -1744,6 +1769,30 @@ static void sacc_process(void *opaque)
         s->rr_next = (s->rr_next + 1) % s->nr_channels;
         idle = sacc_turn(s, ch, &budget) ? 0 : idle + 1;
     }
+}
+
+/*
+ * One engine run as the engine thread, or a vCPU for it
+ * (sacc_doorbell_run()), does it: under the BQL, with the device's
+ * re-entrancy guard engaged, as aio_bh_call() does for the bottom half.
+ * Returns false if a run is under way already: the engine thread's,
+ * copying without the BQL (sacc_copy_unlocked()); a second one must not
+ * start meanwhile, it would run the same channels.
+ */
+static bool sacc_run(SaccState *s)
+{
+    DeviceState *dev = DEVICE(s);
+    bool engaged = dev->mem_reentrancy_guard.engaged_in_io;
+
+    if (s->running) {
+        return false;
+    }
+    s->running = true;
+    dev->mem_reentrancy_guard.engaged_in_io = true;
+    sacc_process(s);
+    dev->mem_reentrancy_guard.engaged_in_io = engaged;
+    s->running = false;
+    return true;
 }
 
 /*
@@ -1785,7 +1834,6 @@ static void sacc_process(void *opaque)
 static void *sacc_engine_thread(void *opaque)
 {
     SaccState *s = opaque;
-    DeviceState *dev = DEVICE(s);
     const int64_t poll_max = (int64_t)s->poll_us * SCALE_US;
     int64_t window = poll_max / 4; /* adapts within [0, poll_max] */
     int64_t last = get_clock(), idle_since = 0, poll_off_until = 0;
@@ -1824,11 +1872,7 @@ static void *sacc_engine_thread(void *opaque)
             locked = get_clock();
             s->unlocked_ns = 0;
             if (!qatomic_read(&s->engine_stop)) {
-                bool engaged = dev->mem_reentrancy_guard.engaged_in_io;
-
-                dev->mem_reentrancy_guard.engaged_in_io = true;
-                sacc_process(s);
-                dev->mem_reentrancy_guard.engaged_in_io = engaged;
+                sacc_run(s);
             }
             qemu_mutex_unlock_iothread();
             polling = true;
@@ -1862,6 +1906,7 @@ static void *sacc_engine_thread(void *opaque)
             now >= poll_off_until) {
             trace_sacc_engine_preempted((now - spun) / SCALE_US);
             poll_off_until = now + SACC_ENGINE_POLL_BACKOFF_NS;
+            qatomic_set(&s->nocore_until, poll_off_until);
         }
         if (polling && now - last < window && now >= poll_off_until) {
             spun = now;
@@ -1891,7 +1936,9 @@ static void *sacc_engine_thread(void *opaque)
         if (!qatomic_read(&s->engine_kicked) &&
             !qatomic_read(&s->engine_stop)) {
             trace_sacc_engine_sleep(window / SCALE_US);
+            qatomic_set(&s->engine_asleep, true);
             qemu_event_wait(&s->engine_ev);
+            qatomic_set(&s->engine_asleep, false);
             trace_sacc_engine_wake();
         }
     }
@@ -2377,6 +2424,12 @@ static void sacc_db_drain(SaccState *s)
         SaccChannel *ch = &s->chan[i];
         uint64_t v;
 
+        if (qatomic_read(&ch->cqh_pending)) {
+            v = qatomic_xchg(&ch->cqh_pending, 0);
+            if (v) {
+                sacc_cq_head_write(s, ch, v - 1);
+            }
+        }
         if (!qatomic_read(&ch->db_pending)) {
             continue;
         }
@@ -2441,8 +2494,34 @@ static bool sacc_doorbell_post(SaccState *s, hwaddr addr, uint64_t val,
         }
     }
     qatomic_set(&s->db_any, true);
-    sacc_kick(s); /* a flag and a QemuEvent: safe without the BQL */
     return true;
+}
+
+/*
+ * After a doorbell posted without the BQL: the engine's run, by this
+ * vCPU, when the engine thread has no core of its own (x-db-run).  On a
+ * host without a spare core (issue 19: one busy process beside QEMU on
+ * two cores) the engine thread, once it found itself preempted while
+ * polling, sleeps for a while (nocore_until), and waking it would leave
+ * the work waiting for the host to find it a core, behind the very vCPU
+ * that rang.  The vCPU has the core: it takes the BQL and does the run
+ * itself, as the bottom half's main loop did, the same sacc_run() with
+ * the same bound.  Returns false if it did not (the engine is awake or
+ * busy, or has a core again): then the caller kicks it.
+ */
+static bool sacc_doorbell_run(SaccState *s)
+{
+    bool ran;
+
+    if (!s->db_run || !qatomic_read(&s->engine_asleep) ||
+        get_clock() >= qatomic_read(&s->nocore_until)) {
+        return false;
+    }
+    qemu_mutex_lock_iothread();
+    ran = !qatomic_read(&s->gone) && sacc_run(s);
+    qemu_mutex_unlock_iothread();
+    trace_sacc_doorbell_run(ran);
+    return ran;
 }
 
 static MemTxResult sacc_doorbell_write(void *opaque, hwaddr addr,
@@ -2459,6 +2538,9 @@ static MemTxResult sacc_doorbell_write(void *opaque, hwaddr addr,
         return MEMTX_ACCESS_ERROR;
     }
     if (!locked && sacc_doorbell_post(s, addr, val, size)) {
+        if (!sacc_doorbell_run(s)) {
+            sacc_kick(s); /* a flag and a QemuEvent: safe without the BQL */
+        }
         return MEMTX_OK;
     }
     if (!locked) {
@@ -2701,6 +2783,42 @@ static MemTxResult sacc_mmio_read_unlocked(SaccState *s, unsigned int bar,
     return MEMTX_OK;
 }
 
+/*
+ * A CQ_HEAD write without the BQL, as sacc_doorbell_post() does a
+ * doorbell: a value the channel's cq_hint says is valid is recorded and
+ * applied under the BQL by sacc_db_drain(), before the engine's next turn
+ * and before any other register access is handled.  A driver writes
+ * CQ_HEAD once per poll that found completions; taking the BQL for it
+ * made each one wait for the engine's turn on another channel, and a
+ * wait for a contended lock is a futex sleep, tens of microseconds on
+ * this host (issue 19).  Anything else returns false and takes the lock,
+ * so every guest error is reported as before.
+ */
+static bool sacc_cq_head_post(SaccState *s, unsigned int bar, hwaddr addr,
+                              uint64_t val, unsigned int size)
+{
+    SaccChannel *ch = bar == SACC_BAR_REGS ? &s->chan[0] : NULL;
+    hwaddr off = addr;
+    uint32_t hint;
+
+    if (!ch) {
+        ch = sacc_bar2_chan(s, addr, &off);
+    }
+    if (!ch || off != SACC_REG_CQ_HEAD || size != 4) {
+        return false;
+    }
+    hint = qatomic_read(&ch->cq_hint);
+    if (val >= hint) {
+        return false;
+    }
+    trace_sacc_mmio_write(bar, addr, size, val);
+    /* xchg is a full barrier: cqh_pending is set before db_any. */
+    qatomic_xchg(&ch->cqh_pending, (uint32_t)val + 1);
+    qatomic_set(&s->db_any, true);
+    sacc_kick(s);
+    return true;
+}
+
 static MemTxResult sacc_mmio_write_unlocked(SaccState *s, unsigned int bar,
                                             hwaddr addr, uint64_t val,
                                             unsigned int size)
@@ -2713,6 +2831,9 @@ static MemTxResult sacc_mmio_write_unlocked(SaccState *s, unsigned int bar,
     if (sacc_reentrant(s, bar == SACC_BAR_REGS ? "sacc-regs" : "sacc-chan",
                        addr)) {
         return MEMTX_ACCESS_ERROR;
+    }
+    if (!locked && sacc_cq_head_post(s, bar, addr, val, size)) {
+        return MEMTX_OK;
     }
     if (!locked) {
         sacc_bql_lock(s);
@@ -2987,6 +3108,7 @@ static Property sacc_properties[] = {
      * with the engine (docs/performance.md).  off: for comparisons.
      */
     DEFINE_PROP_BOOL("x-db-lockless", SaccState, db_lockless, true),
+    DEFINE_PROP_BOOL("x-db-run", SaccState, db_run, true),
     /*
      * on: register reads that need no lock answered without the BQL, and
      * the engine making way for a vCPU waiting for it (issue 19,

@@ -7,10 +7,11 @@
  * elsewhere (issue 19); the load's own rate is reported beside the
  * figures, so a run shows it was loaded.
  *
- * The measuring thread itself tops the rings up, whenever its own poll
- * finds nothing (bench_load_service()): a full ring of MEMCPYs is
- * milliseconds of the device's work, so the top-ups keep it saturated,
- * and no second guest thread competes for the vCPUs.  (With a thread of
+ * The measuring thread itself tops the rings up (bench_load_service()),
+ * between two of its ops at QD 1 and whenever its own poll finds nothing
+ * at a deeper queue: a full ring of MEMCPYs is 0.1 to 10 ms of the
+ * device's work, so the top-ups keep it saturated, and no second guest
+ * thread competes for the vCPUs.  (With a thread of
  * its own, under TCG's one thread for all vCPUs, the measured thread's
  * latency was that of the vCPUs' round robin, not the device's.)
  */
