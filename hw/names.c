@@ -22,6 +22,7 @@ static const struct hw_name opcodes[] = {
     [SACC_OP_XFORM] = {"xform", "xform"},
     [SACC_OP_WRITE_INLINE] = {"write-inline", "write inline"},
     [SACC_OP_TIMESTAMP] = {"timestamp", "timestamp"},
+    [SACC_OP_FILL] = {"fill", "fill"},
 #ifdef SACC_HW_NAMES_TEST
     /* tests only: an opcode the tools must learn from this table alone */
     [0x7e] = {"test-fake", "test fake"},
@@ -50,6 +51,9 @@ static const struct hw_name accesses[] = {
     [SACC_FAULT_CQ_WRITE] = {"cq_write", "completion write"},
     [SACC_FAULT_PUT_READ] = {"put_read", "PUT word read"},
     [SACC_FAULT_INLINE_READ] = {"inline_read", "inline payload read"},
+    [SACC_FAULT_DEV_READ] = {"dev_read", "device memory read out of range"},
+    [SACC_FAULT_DEV_WRITE] = {"dev_write",
+                              "device memory write out of range"},
 };
 
 /* The entry for number @i, NULL if the table has none. */

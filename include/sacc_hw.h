@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sacc_hw.h - the SACC hardware interface, as docs/spec.md defines it
- * (v0.3: channels, token doorbells, inline data, timestamps, engine time).
+ * (v0.3: channels, token doorbells, inline data, timestamps, engine time;
+ * v0.4: device memory, copies in every direction, FILL, rings in device
+ * memory).
  *
  * This is the only place register offsets, bits, ring entry layouts,
  * opcodes and status codes are written down in C.  It is included by the
@@ -33,6 +35,14 @@
 #define SACC_MSIX_TABLE_OFFSET		0x000
 #define SACC_MSIX_PBA_OFFSET		0x800
 #define SACC_PAGE_SIZE			0x1000
+/*
+ * v0.4: BAR4 (64-bit, prefetchable, with BAR5) is the device's memory,
+ * DEVMEM_SIZE bytes (a power of two, at least a page; 0: no BAR4).
+ * A descriptor or ring names it by offset (a "device address"), never
+ * through the IOMMU.
+ */
+#define SACC_BAR_DEVMEM			4
+#define SACC_DEVMEM_DEFAULT		(64u << 20)	/* the model's default */
 
 /* Channels (v0.3): CHANNELS of them, 1..SACC_CHANNELS_MAX; channel 0 is
  * the v0.2 device of BAR0 page 0. */
@@ -79,6 +89,7 @@
 #define SACC_DEV_ERR_CODE		0x004	/* RO: last error naming no channel */
 #define SACC_DEV_CLOCK			0x008	/* RO 64 (LO 0x08, HI 0x0C): ns */
 #define SACC_DEV_IRQ_PENDING		0x010	/* RO 64: bit k = channel k's IRQ_STATUS != 0 */
+#define SACC_DEV_DEVMEM_SIZE		0x018	/* RO 64 (v0.4): device memory bytes, 0 = none */
 
 /* BAR2 from 0x1000: one block per channel, channel 0's included */
 #define SACC_CHAN_BASE			0x1000
@@ -86,7 +97,8 @@
 #define SACC_CHAN_BLOCK(ch)		(SACC_CHAN_BASE + (ch) * SACC_CHAN_STRIDE)
 
 #define SACC_MAGIC			0x4A4E524Fu	/* "ORNJ" in memory */
-#define SACC_VERSION			3u	/* v0.3 */
+#define SACC_VERSION			4u	/* v0.4 */
+#define SACC_VERSION_V03		3u	/* what v0.3 devices report */
 #define SACC_VERSION_V02		1u	/* what v0.1 and v0.2 devices report */
 
 /* CTRL */
@@ -98,7 +110,8 @@
 /* MODE (channel block): chosen at enable, 0 = a v0.2 channel */
 #define SACC_MODE_TOKEN			(1u << 0)	/* token doorbell + PUT word */
 #define SACC_MODE_V3			(1u << 1)	/* v0.3 opcodes, engine time in CQEs */
-#define SACC_MODE_MASK			(SACC_MODE_TOKEN | SACC_MODE_V3)
+#define SACC_MODE_SQ_DEV		(1u << 2)	/* v0.4: SQ_BASE, PUT_ADDR are device addresses */
+#define SACC_MODE_MASK			(SACC_MODE_TOKEN | SACC_MODE_V3 | SACC_MODE_SQ_DEV)
 #define SACC_PUT_ALIGN			4u	/* PUT word: 32-bit SQ tail */
 
 /* STATUS */
@@ -124,6 +137,8 @@
 #define SACC_FAULT_CQ_WRITE		3u
 #define SACC_FAULT_PUT_READ		4u	/* token mode: the PUT word */
 #define SACC_FAULT_INLINE_READ		5u	/* inline payload slots of the SQ */
+#define SACC_FAULT_DEV_READ		6u	/* v0.4: src in device memory out of range */
+#define SACC_FAULT_DEV_WRITE		7u	/* v0.4: dst in device memory out of range */
 #define SACC_FAULT_IS_WRITE		(1u << 8)
 
 /* Ring geometry */
@@ -139,6 +154,7 @@
 #define SACC_XFORM_KEY			0x17u
 #define SACC_OP_WRITE_INLINE		3u	/* MODE.V3: payload in the SQ slots after it */
 #define SACC_OP_TIMESTAMP		4u	/* MODE.V3: fence, then the clock to dst */
+#define SACC_OP_FILL			5u	/* MODE.V3, v0.4: src = a 64-bit pattern, repeated over dst */
 
 #define SACC_MAX_XFER			(1u << 20)	/* 1 MiB */
 #define SACC_INLINE_MAX			4096u
@@ -153,6 +169,8 @@
 
 /* Descriptor flags */
 #define SACC_DESC_F_IRQ			(1u << 0)	/* interrupt on completion */
+#define SACC_DESC_F_SRC_DEV		(1u << 1)	/* MODE.V3, v0.4: src is a device address */
+#define SACC_DESC_F_DST_DEV		(1u << 2)	/* MODE.V3, v0.4: dst is a device address */
 
 /* Completion status */
 #define SACC_STS_OK			0u
@@ -202,6 +220,10 @@ _Static_assert(SACC_DOORBELL(SACC_CHANNELS_MAX) <= SACC_DOORBELL_TOKEN &&
 	       "tail doorbells and the token doorbell share the doorbell page");
 _Static_assert(SACC_CHAN_BLOCK(SACC_CHANNELS_MAX) <= SACC_BAR2_SIZE,
 	       "every channel block fits BAR2");
+_Static_assert(SACC_DEV_DEVMEM_SIZE + 8 <= SACC_CHAN_BASE,
+	       "the device registers fit BAR2 page 0");
+_Static_assert(SACC_BAR_DEVMEM > SACC_BAR_CHAN && SACC_BAR_DEVMEM % 2 == 0,
+	       "BAR4 is a 64-bit BAR pair of its own");
 _Static_assert(SACC_REG_PUT_ADDR + 8 <= SACC_CHAN_STRIDE &&
 	       SACC_REG_MODE > SACC_REG_FAULT_COUNT,
 	       "a channel block holds the v0.2 channel registers, MODE, PUT_ADDR");
