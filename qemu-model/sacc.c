@@ -75,6 +75,7 @@
 #include "trace.h"
 
 #define TYPE_SACC "sacc"
+#define SACC_DEVMEM_MAX (16ull << 30) /* property "devmem", at most */
 OBJECT_DECLARE_SIMPLE_TYPE(SaccState, SACC)
 
 /* Config space layout (drivers find these by walking the capability list) */
@@ -196,6 +197,7 @@ typedef struct SaccChannel {
     uint32_t cq_hint;
     uint32_t cqh_pending;
     SaccCursor cur;
+    uint8_t *fill; /* a page of the running FILL's pattern (v0.4) */
 } SaccChannel;
 
 #define SACC_DB_HINT_TOKEN (1u << 31)
@@ -210,6 +212,15 @@ struct SaccState {
     MemoryRegion doorbell_mr;
     MemoryRegion msix_bar;
     MemoryRegion bar2; /* device page, channel blocks */
+    /*
+     * v0.4: device memory, BAR4, RAM (property "devmem", bytes; 0: none).
+     * Descriptors and rings name it by offset (a device address), never
+     * through the IOMMU; every such range is checked against
+     * devmem_size before a byte moves (sacc_devmem_has()).
+     */
+    MemoryRegion devmem_mr;
+    uint64_t devmem_size;
+    uint8_t *devmem;
     QEMUBH *bh;          /* the engine without x-engine-thread (v0.3) */
     uint8_t *bounce; /* SACC_MAX_XFER bytes, src is staged here */
     struct SaccCopyPlan *plan; /* the direct path's pieces (engine only) */
@@ -275,6 +286,12 @@ typedef enum {
     SACC_DMA_ABANDONED, /* channel was reset/disabled meanwhile */
     SACC_DMA_PARTIAL,   /* part moved, the rest in a later turn (cur) */
 } SaccDmaResult;
+
+/* v0.4: true if device addresses [@addr, @addr + @len) all exist. */
+static bool sacc_devmem_has(SaccState *s, uint64_t addr, uint64_t len)
+{
+    return len <= s->devmem_size && addr <= s->devmem_size - len;
+}
 
 /* What a bottom-half run may still do (SACC_BH_MAX_*). */
 typedef struct SaccBudget {
@@ -505,7 +522,7 @@ static void sacc_reset(SaccState *s, const char *why)
 }
 
 /* CTRL.ENABLE 0 -> 1: validate the ring registers and go READY. */
-static void sacc_enable(SaccChannel *ch)
+static void sacc_enable(SaccState *s, SaccChannel *ch)
 {
     SaccChanRegs *r = &ch->regs;
 
@@ -525,6 +542,16 @@ static void sacc_enable(SaccChannel *ch)
         SACC_GUEST_ERROR(&r->err_code, SACC_ERR_DMA,
                          sacc_guest_error_enable_put_align,
                          "ch %u put_addr 0x%" PRIx64, ch->id, r->put_addr);
+    } else if ((r->mode & SACC_MODE_SQ_DEV) &&
+               (!sacc_devmem_has(s, r->sq_base, (uint64_t)r->sq_size *
+                                                    sizeof(struct sacc_desc)) ||
+                ((r->mode & SACC_MODE_TOKEN) &&
+                 !sacc_devmem_has(s, r->put_addr, sizeof(uint32_t))))) {
+        SACC_GUEST_ERROR(&r->err_code, SACC_ERR_DMA,
+                         sacc_guest_error_enable_devmem,
+                         "ch %u sq 0x%" PRIx64 "/%u put 0x%" PRIx64
+                         " devmem 0x%" PRIx64, ch->id, r->sq_base,
+                         r->sq_size, r->put_addr, s->devmem_size);
     } else if (sacc_dev_ring_wraps(r->sq_base, r->sq_size,
                                    sizeof(struct sacc_desc)) ||
                sacc_dev_ring_wraps(r->cq_base, r->cq_size,
@@ -578,12 +605,23 @@ static MemTxResult sacc_dma_rw(SaccState *s, uint64_t addr, void *buf,
 /*
  * Move @len bytes between guest @addr and @buf one IOVA page at a time,
  * for channel @ch.  Stops at the first failing page, so for a write
- * every byte before that page may have landed and none after it.
+ * every byte before that page may have landed and none after it.  With
+ * @dev, @addr is a device address (v0.4): plain memory, no fault.
  */
 static SaccDmaResult sacc_dma(SaccState *s, SaccChannel *ch, uint64_t addr,
-                              uint8_t *buf, uint32_t len, DMADirection dir,
-                              uint32_t epoch, uint64_t *fault)
+                              bool dev, uint8_t *buf, uint32_t len,
+                              DMADirection dir, uint32_t epoch,
+                              uint64_t *fault)
 {
+    if (dev) { /* device memory: the caller checked the range */
+        if (dir == DMA_DIRECTION_TO_DEVICE) {
+            memcpy(buf, s->devmem + addr, len);
+        } else {
+            memcpy(s->devmem + addr, buf, len);
+            memory_region_set_dirty(&s->devmem_mr, addr, len);
+        }
+        return SACC_DMA_OK;
+    }
 
     while (len) {
         uint32_t n = MIN(len, SACC_PAGE_SIZE -
@@ -612,6 +650,44 @@ static bool sacc_range_wraps(uint64_t addr, uint32_t len)
 }
 
 /*
+ * v0.4: true if the descriptor's src (@flag SACC_DESC_F_SRC_DEV) or dst
+ * (_DST_DEV) is a device address.  Only MODE.V3 channels know the flags;
+ * a v0.2 channel's descriptors name IOVAs whatever their flags.
+ */
+static bool sacc_desc_dev(const SaccChannel *ch, const struct sacc_desc *d,
+                          uint16_t flag)
+{
+    return (ch->regs.mode & SACC_MODE_V3) && (d->flags & flag);
+}
+
+/* FILL's bytes: byte i is byte (i mod 8) of @pattern, little endian. */
+static void sacc_pattern(uint8_t *buf, uint64_t pattern, uint32_t len)
+{
+    const uint64_t le = cpu_to_le64(pattern);
+    uint32_t i;
+
+    for (i = 0; i + 8 <= len; i += 8) {
+        memcpy(buf + i, &le, 8);
+    }
+    memcpy(buf + i, &le, len - i);
+}
+
+/*
+ * A ring read (descriptor, inline payload, PUT word) from the channel's
+ * SQ: device memory with MODE.SQ_DEV (its range checked at enable),
+ * else DMA.
+ */
+static MemTxResult sacc_ring_read(SaccState *s, SaccChannel *ch,
+                                  uint64_t addr, void *buf, uint32_t len)
+{
+    if (ch->regs.mode & SACC_MODE_SQ_DEV) {
+        memcpy(buf, s->devmem + addr, len);
+        return MEMTX_OK;
+    }
+    return sacc_dma_rw(s, addr, buf, len, DMA_DIRECTION_TO_DEVICE);
+}
+
+/*
  * MEMCPY and XFORM, staged: all of src into the bounce buffer, page by
  * page, then the bounce buffer to dst, page by page (sacc_dma()).  This
  * is the reference for the direct path below, which must behave the
@@ -629,10 +705,15 @@ static SaccDmaResult sacc_copy_staged(SaccState *s, SaccChannel *ch,
     /* All of src first, so a source fault leaves dst untouched. */
     *info = SACC_FAULT_SRC_READ;
     *fault = d->src;
-    r = sacc_dma(s, ch, d->src, s->bounce, d->length,
-                 DMA_DIRECTION_TO_DEVICE, epoch, fault);
-    if (r != SACC_DMA_OK) {
-        return r;
+    if (d->opcode == SACC_OP_FILL) {
+        sacc_pattern(s->bounce, d->src, d->length);
+    } else {
+        r = sacc_dma(s, ch, d->src, sacc_desc_dev(ch, d, SACC_DESC_F_SRC_DEV),
+                     s->bounce, d->length, DMA_DIRECTION_TO_DEVICE, epoch,
+                     fault);
+        if (r != SACC_DMA_OK) {
+            return r;
+        }
     }
     if (d->opcode == SACC_OP_XFORM) {
         for (i = 0; i < d->length; i++) {
@@ -641,8 +722,9 @@ static SaccDmaResult sacc_copy_staged(SaccState *s, SaccChannel *ch,
     }
     *info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
     *fault = d->dst;
-    return sacc_dma(s, ch, d->dst, s->bounce, d->length,
-                    DMA_DIRECTION_FROM_DEVICE, epoch, fault);
+    return sacc_dma(s, ch, d->dst, sacc_desc_dev(ch, d, SACC_DESC_F_DST_DEV),
+                    s->bounce, d->length, DMA_DIRECTION_FROM_DEVICE, epoch,
+                    fault);
 }
 
 /*
@@ -824,12 +906,13 @@ static void sacc_atc_free(SaccState *s)
 /*
  * Translate [@addr, @addr + @len) for a read (@is_write false) or a write
  * into at most SACC_PIECES_MAX pieces (*@n of them), through the cache
- * @atc if not NULL.  On a fault *@fault is the fault record's address:
- * @addr if the first page failed, else the failing page.  The caller
- * holds the RCU read lock for as long as it uses the pieces.
+ * @atc if not NULL; with @dev, @addr is a device address (one piece).
+ * On a fault *@fault is the fault record's address: @addr if the first
+ * page failed, else the failing page.  The caller holds the RCU read
+ * lock for as long as it uses the pieces.
  */
 static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
-                                     uint64_t addr, uint32_t len,
+                                     uint64_t addr, bool dev, uint32_t len,
                                      bool is_write, uint32_t epoch,
                                      SaccAtc *atc, SaccPiece *pieces,
                                      uint32_t *n, uint64_t *fault)
@@ -842,6 +925,11 @@ static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
     uint32_t off = 0;
 
     *n = 0;
+    if (dev) { /* device memory, one piece: the caller checked the range */
+        pieces[0] = (SaccPiece) { .ptr = s->devmem + addr, .len = len };
+        *n = len ? 1 : 0;
+        return SACC_MAP_OK;
+    }
     while (off < len) {
         uint64_t a = addr + off, page = a / SACC_PAGE_SIZE, p;
         SaccAtcEntry *e = cache ? &cache[page % SACC_ATC_ENTRIES] : NULL;
@@ -1175,6 +1263,27 @@ static uint32_t sacc_copy_unlocked(SaccState *s, SaccChannel *ch,
 }
 
 /*
+ * FILL's source as pieces (v0.4): transfer bytes [@base, @base + @len)
+ * of the pattern, from the channel's page of it (ch->fill), so the
+ * direct path moves a FILL exactly as a MEMCPY from that page.
+ */
+static uint32_t sacc_fill_pieces(SaccChannel *ch, uint32_t base,
+                                 uint32_t len, SaccPiece *pieces)
+{
+    uint32_t n = 0, off = 0;
+
+    while (off < len) {
+        uint32_t a = (base + off) % SACC_PAGE_SIZE;
+        uint32_t l = MIN(len - off, SACC_PAGE_SIZE - a);
+
+        pieces[n++] = (SaccPiece) { .ptr = ch->fill + a, .off = off,
+                                    .len = l };
+        off += l;
+    }
+    return n;
+}
+
+/*
  * The end of a copy that may have been under way (@cur): a destination
  * fault its first call found is its outcome, if nothing failed since.
  */
@@ -1220,11 +1329,23 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
 
     RCU_READ_LOCK_GUARD();
     *direct = true;
-    m = sacc_map_buffer(s, ch, d->src + done, upto - done, false, epoch,
-                        atc, plan->src, &nsrc, fault);
+    if (d->opcode == SACC_OP_FILL) {
+        if (!cur->active) {
+            sacc_pattern(ch->fill, d->src, SACC_PAGE_SIZE);
+        }
+        nsrc = sacc_fill_pieces(ch, done, upto - done, plan->src);
+        m = SACC_MAP_OK;
+    } else {
+        m = sacc_map_buffer(s, ch, d->src + done,
+                            sacc_desc_dev(ch, d, SACC_DESC_F_SRC_DEV),
+                            upto - done, false, epoch, atc, plan->src, &nsrc,
+                            fault);
+    }
     if (m == SACC_MAP_OK) {
-        m = sacc_map_buffer(s, ch, d->dst + done, upto - done, true, epoch,
-                            atc, plan->dst, &ndst, fault);
+        m = sacc_map_buffer(s, ch, d->dst + done,
+                            sacc_desc_dev(ch, d, SACC_DESC_F_DST_DEV),
+                            upto - done, true, epoch, atc, plan->dst, &ndst,
+                            fault);
         if (m == SACC_MAP_FAULT) {
             /* dst up to the faulting page, as the staged path does */
             *info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
@@ -1287,7 +1408,9 @@ static SaccDmaResult sacc_copy(SaccState *s, SaccChannel *ch,
     }
     if (cur->active) {
         /* under way, and what is left is no longer plain RAM */
-        rest.src += cur->done;
+        rest.src = d->opcode == SACC_OP_FILL
+                   ? ror64(d->src, 8 * (cur->done % 8))
+                   : d->src + cur->done;
         rest.dst += cur->done;
         rest.length = cur->upto - cur->done;
     }
@@ -1326,6 +1449,52 @@ static bool sacc_buffer_done(SaccChannel *ch, const struct sacc_desc *d,
 }
 
 /*
+ * v0.4: a device-address range of @d past the end of device memory (or
+ * wrapping): a fault of its own access, @info SACC_FAULT_DEV_READ or
+ * _DEV_WRITE | _IS_WRITE, at @addr; no byte of the descriptor moves.
+ */
+static void sacc_devmem_fault(SaccChannel *ch, const struct sacc_desc *d,
+                              uint32_t info, uint64_t addr, uint16_t *status)
+{
+    sacc_record_fault(ch, info, addr, d->req_id);
+    SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA,
+                     sacc_guest_error_devmem_range,
+                     "ch %u req_id 0x%x info 0x%x addr 0x%" PRIx64
+                     " length %u", ch->id, d->req_id, info, addr, d->length);
+    *status = SACC_STS_DMA_FAULT;
+}
+
+/*
+ * The destination of WRITE_INLINE and TIMESTAMP: @len bytes of @buf to
+ * dst, host (page by page, a fault as a MEMCPY's destination) or device
+ * memory (v0.4).  Returns as sacc_buffer_done().
+ */
+static bool sacc_write_dst(SaccState *s, SaccChannel *ch,
+                           const struct sacc_desc *d, uint8_t *buf,
+                           uint32_t len, uint32_t epoch, uint16_t *status,
+                           uint32_t *result_len)
+{
+    const bool dev = sacc_desc_dev(ch, d, SACC_DESC_F_DST_DEV);
+    uint64_t fault = d->dst;
+    SaccDmaResult r;
+
+    if (dev && !sacc_devmem_has(s, d->dst, len)) {
+        sacc_devmem_fault(ch, d, SACC_FAULT_DEV_WRITE | SACC_FAULT_IS_WRITE,
+                          d->dst, status);
+        return true;
+    }
+    if (!dev && sacc_range_wraps(d->dst, len)) {
+        r = SACC_DMA_FAULT;
+    } else {
+        r = sacc_dma(s, ch, d->dst, dev, buf, len,
+                     DMA_DIRECTION_FROM_DEVICE, epoch, &fault);
+    }
+    return sacc_buffer_done(ch, d, r,
+                            SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE,
+                            fault, len, status, result_len);
+}
+
+/*
  * WRITE_INLINE (docs/spec.md section 15).  The payload is in the slots
  * after the descriptor, where sq_head now points; they are consumed
  * whatever the outcome (a bad command: up to the tail).  A fault reading
@@ -1340,6 +1509,7 @@ static bool sacc_execute_inline(SaccState *s, SaccChannel *ch,
     const uint32_t avail = sacc_dev_ring_sq_pending(ring, sq_size);
     const uint64_t slots = SACC_INLINE_SLOTS(d->length);
     const uint32_t len = d->length;
+    const bool sq_dev = ch->regs.mode & SACC_MODE_SQ_DEV;
     uint64_t addr, fault = d->dst;
     uint32_t first;
     SaccDmaResult r;
@@ -1359,11 +1529,11 @@ static bool sacc_execute_inline(SaccState *s, SaccChannel *ch,
            (uint64_t)ring->sq_head * sizeof(struct sacc_desc);
     first = MIN(len, (sq_size - ring->sq_head) * sizeof(struct sacc_desc));
     trace_sacc_inline_fetch(ch->id, d->req_id, ring->sq_head, slots, len);
-    r = sacc_dma(s, ch, addr, s->bounce, first, DMA_DIRECTION_TO_DEVICE,
-                 epoch, &fault);
+    r = sacc_dma(s, ch, addr, sq_dev, s->bounce, first,
+                 DMA_DIRECTION_TO_DEVICE, epoch, &fault);
     if (r == SACC_DMA_OK && first < len) {
-        r = sacc_dma(s, ch, ch->regs.sq_base, s->bounce + first, len - first,
-                     DMA_DIRECTION_TO_DEVICE, epoch, &fault);
+        r = sacc_dma(s, ch, ch->regs.sq_base, sq_dev, s->bounce + first,
+                     len - first, DMA_DIRECTION_TO_DEVICE, epoch, &fault);
     }
     if (r == SACC_DMA_ABANDONED) {
         return false;
@@ -1375,16 +1545,8 @@ static bool sacc_execute_inline(SaccState *s, SaccChannel *ch,
     sacc_dev_ring_sq_skip(ring, sq_size, slots);
 
     /* Then the destination, exactly as a MEMCPY's. */
-    fault = d->dst;
-    if (sacc_range_wraps(d->dst, len)) {
-        r = SACC_DMA_FAULT;
-    } else {
-        r = sacc_dma(s, ch, d->dst, s->bounce, len,
-                     DMA_DIRECTION_FROM_DEVICE, epoch, &fault);
-    }
-    return sacc_buffer_done(ch, d, r,
-                            SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE,
-                            fault, len, status, result_len);
+    return sacc_write_dst(s, ch, d, s->bounce, len, epoch, status,
+                          result_len);
 }
 
 /*
@@ -1398,19 +1560,10 @@ static bool sacc_execute_timestamp(SaccState *s, SaccChannel *ch,
 {
     uint64_t now = sacc_clock_ns();
     uint64_t le = cpu_to_le64(now);
-    uint64_t fault = d->dst;
-    SaccDmaResult r;
 
     trace_sacc_timestamp(ch->id, d->req_id, now);
-    if (sacc_range_wraps(d->dst, SACC_TIMESTAMP_LEN)) {
-        r = SACC_DMA_FAULT;
-    } else {
-        r = sacc_dma(s, ch, d->dst, (uint8_t *)&le, SACC_TIMESTAMP_LEN,
-                     DMA_DIRECTION_FROM_DEVICE, epoch, &fault);
-    }
-    return sacc_buffer_done(ch, d, r,
-                            SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE,
-                            fault, SACC_TIMESTAMP_LEN, status, result_len);
+    return sacc_write_dst(s, ch, d, (uint8_t *)&le, SACC_TIMESTAMP_LEN,
+                          epoch, status, result_len);
 }
 
 /* The opcodes channel @ch runs: v0.3's only with MODE.V3. */
@@ -1423,6 +1576,7 @@ static bool sacc_opcode_known(const SaccChannel *ch, uint16_t opcode)
         return true;
     case SACC_OP_WRITE_INLINE:
     case SACC_OP_TIMESTAMP:
+    case SACC_OP_FILL:
         return ch->regs.mode & SACC_MODE_V3;
     default:
         return false;
@@ -1440,6 +1594,7 @@ static bool sacc_execute(SaccState *s, SaccChannel *ch,
 {
     uint32_t info = SACC_FAULT_SRC_READ;
     uint64_t fault = d->src;
+    bool src_dev, dst_dev;
     SaccDmaResult r;
 
     *result_len = 0;
@@ -1459,7 +1614,7 @@ static bool sacc_execute(SaccState *s, SaccChannel *ch,
         return sacc_execute_inline(s, ch, d, epoch, status, result_len);
     case SACC_OP_TIMESTAMP:
         return sacc_execute_timestamp(s, ch, d, epoch, status, result_len);
-    default: /* MEMCPY, XFORM */
+    default: /* MEMCPY, XFORM, FILL (src: the pattern) */
         break;
     }
 
@@ -1472,10 +1627,27 @@ static bool sacc_execute(SaccState *s, SaccChannel *ch,
         return true;
     }
 
-    /* A buffer running past 2^64 faults at its start, with no DMA. */
-    if (sacc_range_wraps(d->src, d->length)) {
+    /*
+     * Device-address ranges first (v0.4), src then dst: out of range,
+     * nothing moves.  FILL's src is its pattern, not an address.
+     */
+    src_dev = d->opcode != SACC_OP_FILL &&
+              sacc_desc_dev(ch, d, SACC_DESC_F_SRC_DEV);
+    dst_dev = sacc_desc_dev(ch, d, SACC_DESC_F_DST_DEV);
+    if (src_dev && !sacc_devmem_has(s, d->src, d->length)) {
+        sacc_devmem_fault(ch, d, SACC_FAULT_DEV_READ, d->src, status);
+        return true;
+    }
+    if (dst_dev && !sacc_devmem_has(s, d->dst, d->length)) {
+        sacc_devmem_fault(ch, d, SACC_FAULT_DEV_WRITE | SACC_FAULT_IS_WRITE,
+                          d->dst, status);
+        return true;
+    }
+    /* A host buffer running past 2^64 faults at its start, with no DMA. */
+    if (!src_dev && d->opcode != SACC_OP_FILL &&
+        sacc_range_wraps(d->src, d->length)) {
         r = SACC_DMA_FAULT;
-    } else if (sacc_range_wraps(d->dst, d->length)) {
+    } else if (!dst_dev && sacc_range_wraps(d->dst, d->length)) {
         info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
         fault = d->dst;
         r = SACC_DMA_FAULT;
@@ -1549,7 +1721,7 @@ static void sacc_read_put(SaccState *s, SaccChannel *ch, uint32_t epoch)
     uint32_t put;
     MemTxResult r;
 
-    r = sacc_dma_rw(s, addr, &put, sizeof(put), DMA_DIRECTION_TO_DEVICE);
+    r = sacc_ring_read(s, ch, addr, &put, sizeof(put));
     if (ch->epoch != epoch) {
         return;
     }
@@ -1590,7 +1762,7 @@ static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
         goto execute;
     }
     addr = ch->regs.sq_base + (uint64_t)ch->ring.sq_head * sizeof(d);
-    r = sacc_dma_rw(s, addr, &d, sizeof(d), DMA_DIRECTION_TO_DEVICE);
+    r = sacc_ring_read(s, ch, addr, &d, sizeof(d));
     if (ch->epoch != epoch) {
         return -1;
     }
@@ -1634,6 +1806,7 @@ execute:
     switch (d.opcode) {
     case SACC_OP_MEMCPY:
     case SACC_OP_XFORM:
+    case SACC_OP_FILL:
         return MIN(d.length, SACC_MAX_XFER) - MIN(done, d.length);
     case SACC_OP_WRITE_INLINE:
         return MIN(d.length, SACC_INLINE_MAX);
@@ -2005,7 +2178,7 @@ static void sacc_ctrl_write(SaccState *s, SaccChannel *ch, uint32_t val,
     }
     if (now && !was) {
         qatomic_set(&ch->regs.ctrl, SACC_CTRL_ENABLE);
-        sacc_enable(ch);
+        sacc_enable(s, ch);
     } else if (!now && was) {
         qatomic_set(&ch->regs.ctrl, 0);
         sacc_dma_quiesce(s);
@@ -2557,7 +2730,8 @@ static MemTxResult sacc_doorbell_write(void *opaque, hwaddr addr,
 /* BAR2 page 0 (docs/spec.md section 13): CLOCK and IRQ_PENDING are 64 */
 static bool sacc_dev_reg64(hwaddr addr)
 {
-    return addr == SACC_DEV_CLOCK || addr == SACC_DEV_IRQ_PENDING;
+    return addr == SACC_DEV_CLOCK || addr == SACC_DEV_IRQ_PENDING ||
+           addr == SACC_DEV_DEVMEM_SIZE;
 }
 
 static uint64_t sacc_irq_pending(SaccState *s)
@@ -2589,6 +2763,10 @@ static uint64_t sacc_dev_read(SaccState *s, hwaddr addr, unsigned int size)
     case SACC_DEV_IRQ_PENDING:
     case SACC_DEV_IRQ_PENDING + 4:
         v = sacc_irq_pending(s);
+        break;
+    case SACC_DEV_DEVMEM_SIZE:
+    case SACC_DEV_DEVMEM_SIZE + 4:
+        v = s->devmem_size;
         break;
     default:
         return 0;
@@ -2727,6 +2905,10 @@ static bool sacc_read_lockless(SaccState *s, unsigned int bar, hwaddr addr,
     case SACC_DEV_CLOCK:
     case SACC_DEV_CLOCK + 4:
         v = sacc_clock_ns();
+        break;
+    case SACC_DEV_DEVMEM_SIZE: /* fixed at realize */
+    case SACC_DEV_DEVMEM_SIZE + 4:
+        v = s->devmem_size;
         break;
     case SACC_DEV_IRQ_PENDING:
     case SACC_DEV_IRQ_PENDING + 4:
@@ -2929,6 +3111,17 @@ static void sacc_qdev_reset(DeviceState *dev)
 
     sacc_db_drain(s); /* doorbells rung before the reset came first */
     sacc_reset(s, flr ? "flr" : "device");
+    /*
+     * FLR and system reset scrub device memory (a device handed to its
+     * next owner, by VFIO's reset at open, shows it nothing of the
+     * last); CTRL.RESET, a channel's reset and ENABLE keep it, as a
+     * GPU keeps its memory (docs/spec.md section 17).  After
+     * sacc_reset(): no copy into it is under way.
+     */
+    if (s->devmem) {
+        memset(s->devmem, 0, s->devmem_size);
+        memory_region_set_dirty(&s->devmem_mr, 0, s->devmem_size);
+    }
     msix_reset(pdev);
 }
 
@@ -2954,6 +3147,13 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
     if (s->poll_us > SACC_ENGINE_POLL_MAX_US) {
         error_setg(errp, "sacc: x-poll-us must be 0..%u, not %u",
                    SACC_ENGINE_POLL_MAX_US, s->poll_us);
+        return;
+    }
+    if (s->devmem_size && (!is_power_of_2(s->devmem_size) ||
+                           s->devmem_size < SACC_PAGE_SIZE ||
+                           s->devmem_size > SACC_DEVMEM_MAX)) {
+        error_setg(errp, "sacc: devmem must be 0 (none) or a power of two "
+                   "from 4K to 16G, not %" PRIu64, s->devmem_size);
         return;
     }
     for (i = 0; i < SACC_CHANNELS_MAX; i++) {
@@ -3025,6 +3225,33 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, SACC_BAR_CHAN, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->bar2);
 
+    if (s->devmem_size) {
+        Error *err = NULL;
+
+        /*
+         * Not registered for migration (SACC is unmigratable): a RAM
+         * block registered by name would stop a hot-unplugged SACC's
+         * successor at the same address from being realized.
+         */
+        memory_region_init_ram_nomigrate(&s->devmem_mr, OBJECT(s),
+                                         "sacc-devmem", s->devmem_size,
+                                         &err);
+        if (err) {
+            error_propagate(errp, err);
+            pcie_cap_exit(pdev);
+            msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
+            return;
+        }
+        s->devmem = memory_region_get_ram_ptr(&s->devmem_mr);
+        pci_register_bar(pdev, SACC_BAR_DEVMEM,
+                         PCI_BASE_ADDRESS_SPACE_MEMORY |
+                         PCI_BASE_ADDRESS_MEM_TYPE_64 |
+                         PCI_BASE_ADDRESS_MEM_PREFETCH, &s->devmem_mr);
+    }
+    for (i = 0; i < s->nr_channels; i++) {
+        s->chan[i].fill = g_malloc(SACC_PAGE_SIZE);
+    }
+
     s->bounce = g_malloc(SACC_MAX_XFER);
     s->plan = g_new(SaccCopyPlan, 1);
     qemu_mutex_init(&s->dma_lock);
@@ -3083,6 +3310,9 @@ static void sacc_finalize(Object *obj)
         g_free(s->bounce);
         g_free(s->plan);
     }
+    for (unsigned int i = 0; i < SACC_CHANNELS_MAX; i++) {
+        g_free(s->chan[i].fill);
+    }
 }
 
 /*
@@ -3095,6 +3325,7 @@ static const VMStateDescription sacc_vmstate = {
 };
 
 static Property sacc_properties[] = {
+    DEFINE_PROP_SIZE("devmem", SaccState, devmem_size, SACC_DEVMEM_DEFAULT),
     DEFINE_PROP_UINT32("channels", SaccState, nr_channels,
                        SACC_CHANNELS_DEFAULT),
     /* off: every MEMCPY/XFORM staged, the v0.3 path (for comparisons) */
