@@ -3115,7 +3115,7 @@ static void sacc_qdev_reset(DeviceState *dev)
      * FLR and system reset scrub device memory (a device handed to its
      * next owner, by VFIO's reset at open, shows it nothing of the
      * last); CTRL.RESET, a channel's reset and ENABLE keep it, as a
-     * GPU keeps its memory (docs/spec.md section 17).  After
+     * GPU keeps its memory (docs/spec.md section 18).  After
      * sacc_reset(): no copy into it is under way.
      */
     if (s->devmem) {
