@@ -2848,12 +2848,14 @@ static void sacc_bar2_write(void *opaque, hwaddr addr, uint64_t val,
  * The register pages without the BQL (x-reg-lockless, with the engine
  * thread; patches/0005).  Under the BQL a vCPU's register read waited for
  * the engine's run: behind a busy channel, milliseconds (issue 19), where
- * a device answers a read at once.  A read that changes nothing and needs
- * no doorbell applied first is answered without the lock, from values
- * their writers (all under the BQL) publish with qatomic_set(): MAGIC,
- * VERSION, CHANNELS, CLOCK, and a channel's CTRL, STATUS and IRQ_STATUS
- * (IRQ_PENDING, all channels' IRQ_STATUS) while no doorbell of theirs
- * waits for sacc_db_drain(), so the guest still sees its doorbells and
+ * a device answers a read at once.  A read that changes nothing is
+ * answered without the lock, from values their writers (all under the
+ * BQL) publish with qatomic_set(): MAGIC, VERSION, CHANNELS, CLOCK,
+ * DEVMEM_SIZE, and a channel's CTRL, STATUS and IRQ_STATUS (IRQ_PENDING,
+ * all channels' IRQ_STATUS), even while a doorbell or CQ_HEAD waits for
+ * sacc_db_drain(): applying one never changes them (it records a tail,
+ * a token or a head, or an error in ERR_CODE, which is read under the
+ * lock after the drain), so the guest still sees its doorbells and
  * register accesses in the order it made them.  Every other access takes
  * the BQL as before, counted in bql_waiters: the engine makes way for it
  * (sacc_engine_make_way()).  The memory core applies no re-entrancy guard
@@ -2862,7 +2864,7 @@ static void sacc_bar2_write(void *opaque, hwaddr addr, uint64_t val,
 static bool sacc_chan_read_lockless(SaccChannel *ch, hwaddr off,
                                     unsigned int size, uint64_t *val)
 {
-    if (size != 4 || qatomic_read(&ch->db_pending)) {
+    if (size != 4) {
         return false;
     }
     switch (off) {
@@ -2912,9 +2914,6 @@ static bool sacc_read_lockless(SaccState *s, unsigned int bar, hwaddr addr,
         break;
     case SACC_DEV_IRQ_PENDING:
     case SACC_DEV_IRQ_PENDING + 4:
-        if (qatomic_read(&s->db_any)) {
-            return false;
-        }
         v = sacc_irq_pending(s);
         break;
     default:
