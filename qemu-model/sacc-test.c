@@ -2940,7 +2940,7 @@ static void test_v4_sq_dev(void)
 
 /*
  * Device memory across resets: CTRL.RESET of the device keeps it (as a
- * channel's reset does, above); FLR zeroes it.
+ * channel's reset does, above); FLR and system reset zero it.
  */
 static void test_v4_resets(void)
 {
@@ -2960,6 +2960,13 @@ static void test_v4_resets(void)
     sacc_map_devmem(&t);
     dm_expect(&t, 0, 0, 4096);
     dm_expect(&t, DEVMEM_SIZE - 4096, 0, 4096);
+
+    dm_fill(&t, 0, 0x44, 4096);
+    qobject_unref(qtest_qmp(t.qts, "{'execute': 'system_reset'}"));
+    qtest_qmp_eventwait(t.qts, "RESET");
+    sacc_remap(&t);
+    sacc_map_devmem(&t);
+    dm_expect(&t, 0, 0, 4096);
     sacc_stop(&t);
 }
 
