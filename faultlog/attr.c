@@ -21,6 +21,7 @@ static const char *const attr_names[] = {
 	[SACC_ATTR_UNMAPPED_EARLIER] = "unmapped_earlier",
 	[SACC_ATTR_NEVER_MAPPED] = "never_mapped",
 	[SACC_ATTR_BEYOND_RANGES] = "beyond_ranges",
+	[SACC_ATTR_DEVMEM] = "device_memory",
 };
 
 const char *sacc_fault_attr_name(enum sacc_fault_attr attr)
@@ -116,6 +117,15 @@ static void attribute_one(struct sacc_dma_registry *reg, struct sacc_fault *r,
 			snprintf(r->attr_text, sizeof(r->attr_text),
 				 "no address");
 		r->attr = SACC_ATTR_UNATTRIBUTED;
+		return;
+	}
+	if (fl_devmem_access(r->has_access, r->access)) {
+		r->attr = SACC_ATTR_DEVMEM;
+		snprintf(r->attr_text, sizeof(r->attr_text),
+			 "device address 0x%" PRIx64 " in the device's own "
+			 "memory (BAR4): past its end; the device reaches it "
+			 "without the IOMMU",
+			 r->iova);
 		return;
 	}
 	sacc_dma_registry_lookup(reg, r->iova, at, &lk);
@@ -245,6 +255,11 @@ static const struct {
 		"viommu_dropped",
 		"the vIOMMU saw it but dropped it: its one fault recording "
 		"register was pending" },
+	[SACC_UNLOGGED_DEVMEM] = {
+		"device_memory",
+		"the device's own memory (v0.4, BAR4), which it reaches "
+		"without the IOMMU: a range past its end, refused before any "
+		"byte moved, so no IOMMU fault exists" },
 	[SACC_UNLOGGED_RATELIMITED] = {
 		"ratelimited",
 		"the vIOMMU recorded it and the kernel handled it without "
@@ -273,6 +288,8 @@ static enum sacc_fault_unlogged classify(const struct sacc_fault *r)
 
 	if (!(r->sources & SACC_FSRC_DEVICE) || r->has_kernel)
 		return SACC_UNLOGGED_NONE;
+	if (r->attr == SACC_ATTR_DEVMEM)
+		return SACC_UNLOGGED_DEVMEM;
 	if (r->has_length && r->length &&
 	    r->length - 1 > UINT64_MAX - r->iova)
 		return SACC_UNLOGGED_NO_DMA;

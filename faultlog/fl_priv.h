@@ -78,6 +78,14 @@ struct fl_kline {
 };
 
 /* A journal fault event. */
+/* v0.4: an access to the device's own memory (dev_read, dev_write):
+ * its address is a device address, never an IOVA, and no IOMMU saw it. */
+static inline bool fl_devmem_access(bool has_access, uint32_t access)
+{
+	return has_access && (access == SACC_FAULT_DEV_READ ||
+			      access == SACC_FAULT_DEV_WRITE);
+}
+
 struct fl_jfault {
 	uint64_t t_ns;
 	uint32_t pid;

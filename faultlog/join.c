@@ -80,9 +80,15 @@ static struct fkey *build_index(struct sacc_faultlog *fl)
 
 	if (!keys)
 		return NULL;
+	/* A device memory fault (v0.4) joins no IOMMU line: a page no
+	 * line can have. */
 	for (size_t j = 0; j < fl->njf; j++)
 		keys[j] = (struct fkey){ fl->jf[j].sid, fl->jf[j].write,
-					 fl->jf[j].addr & PAGE_MASK, j };
+					 fl_devmem_access(true,
+							  fl->jf[j].access) ?
+						 UINT64_MAX :
+						 fl->jf[j].addr & PAGE_MASK,
+					 j };
 	qsort(keys, fl->njf, sizeof(*keys), cmp_fkey);
 	return keys;
 }
@@ -231,6 +237,7 @@ static void match_qemu_intr(struct sacc_faultlog *fl, struct fl_qline *q)
 		struct fl_jfault *f = &fl->jf[j];
 
 		if (f->qmatch >= 0 || f->sid != q->e.sid || !f->write ||
+		    fl_devmem_access(true, f->access) ||
 		    !in_irq_window(f->addr) ||
 		    !ir_matches(f->addr, true, q->e.reason, index))
 			continue;
@@ -701,6 +708,9 @@ static int summarise(struct sacc_faultlog *fl)
 			break;
 		case SACC_UNLOGGED_NO_DMA:
 			s->unreported_no_dma++;
+			break;
+		case SACC_UNLOGGED_DEVMEM:
+			s->unreported_devmem++;
 			break;
 		default:
 			continue;

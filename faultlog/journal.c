@@ -292,6 +292,7 @@ int sacc_journal_parse_line(const char *line, struct sacc_journal_event *ev)
 		return -EINVAL;
 	if (ev->ev == SACC_JEV_FAULT && !(jc.seen & SEEN_WRITE))
 		ev->write = ev->access == SACC_FAULT_DST_WRITE ||
-			    ev->access == SACC_FAULT_CQ_WRITE;
+			    ev->access == SACC_FAULT_CQ_WRITE ||
+			    ev->access == SACC_FAULT_DEV_WRITE;
 	return 1;
 }

@@ -202,6 +202,7 @@ static int summary_json(struct json_object *o,
 	ret |= fl_json_u64(o, "unreported_not_iommu", true,
 			   s->unreported_not_iommu);
 	ret |= fl_json_u64(o, "unreported_no_dma", true, s->unreported_no_dma);
+	ret |= fl_json_u64(o, "unreported_devmem", true, s->unreported_devmem);
 	ret |= fl_json_u64(o, "bad_kmsg", true, s->bad_kmsg);
 	ret |= fl_json_u64(o, "bad_journal", true, s->bad_journal);
 	ret |= fl_json_u64(o, "bad_trace", true, s->bad_trace);
@@ -301,9 +302,14 @@ void fl_summary_text(struct sacc_faultlog_summary *s)
 			    s->unreported_not_iommu);
 			sep = ", ";
 		}
-		if (s->unreported_no_dma)
+		if (s->unreported_no_dma) {
 			ADD("%swraps past 2^64 %" PRIu64, sep,
 			    s->unreported_no_dma);
+			sep = ", ";
+		}
+		if (s->unreported_devmem)
+			ADD("%sdevice memory %" PRIu64, sep,
+			    s->unreported_devmem);
 		ADD(")");
 	}
 	if (t->journal_rotated || s->journal_rotations)
@@ -438,6 +444,9 @@ int sacc_faultlog_print_summary(const struct sacc_faultlog *fl, FILE *out)
 	if (s->unreported_no_dma)
 		fprintf(out, "  never reported, wraps past 2^64: %s\n",
 			sacc_fault_unlogged_text(SACC_UNLOGGED_NO_DMA));
+	if (s->unreported_devmem)
+		fprintf(out, "  never reported, device memory: %s\n",
+			sacc_fault_unlogged_text(SACC_UNLOGGED_DEVMEM));
 	if (s->lost)
 		fprintf(out, "  lost: %s\n", s->lost_reason);
 	if (s->bad_kmsg || s->bad_journal || s->bad_trace ||

@@ -63,6 +63,8 @@
  *                          dropped by the vIOMMU; null: not traced
  *   "attribution"  string  "mapped" | "guard" | "unmapped_earlier" |
  *                          "never_mapped" | "beyond_ranges" | "unattributed"
+ *                          | "device_memory" (v0.4: access dev_read or
+ *                          dev_write, "iova" is a device address)
  *   "attribution_text" string  one sentence, e.g. "guard page between 'a'
  *                          and 'b'", "belonged to buffer 'x', unmapped
  *                          3.1 ms earlier (offset 0x10)"
@@ -77,7 +79,10 @@
  *                          exist): "not_iommu" (the mapping permits the
  *                          access, its target refused it, e.g. the
  *                          device's own BAR), "no_dma" (the range wraps
- *                          past 2^64; refused before any DMA).
+ *                          past 2^64; refused before any DMA),
+ *                          "device_memory" (v0.4: past the end of the
+ *                          device's own memory; never an IOMMU access,
+ *                          never joined to a DMAR line).
  *                          Lost or suppressed: "dropped" (the kernel's
  *                          ratelimit or the vIOMMU's fault recording
  *                          register; no trace), "viommu_dropped",
@@ -122,8 +127,9 @@
  *                do QEMU (VTD_FSTS_*) and the VT-d spec; issue 4's "bit 1
  *                = overflow" is PPF.  Compression drops never set PFO.
  * unreported   = device faults without a DMAR line that no IOMMU fault
- *                record can exist for ("unlogged" not_iommu, no_dma
- *                above), per kind in unreported_not_iommu, _no_dma.
+ *                record can exist for ("unlogged" not_iommu, no_dma,
+ *                device_memory above), per kind in unreported_not_iommu,
+ *                _no_dma, _devmem.
  * lost         = IOMMU faults the guest kernel never learned of (neither
  *                printed nor counted as suppressed):
  *                with vtd_frr_new lines (lost_exact): the sum over devices
@@ -274,10 +280,11 @@ enum sacc_fault_attr {
 	SACC_ATTR_UNMAPPED_EARLIER,
 	SACC_ATTR_NEVER_MAPPED,
 	SACC_ATTR_BEYOND_RANGES,
+	SACC_ATTR_DEVMEM, /* v0.4: a device address, not an IOVA */
 };
 
 /* "unattributed", "mapped", "guard", "unmapped_earlier", "never_mapped",
- * "beyond_ranges". */
+ * "beyond_ranges", "device_memory". */
 const char *sacc_fault_attr_name(enum sacc_fault_attr attr);
 
 /*
@@ -301,10 +308,13 @@ enum sacc_fault_unlogged {
 				    * register (no trace to tell which) */
 	SACC_UNLOGGED_VIOMMU_DROPPED, /* traced, never recorded by the vIOMMU */
 	SACC_UNLOGGED_RATELIMITED, /* recorded by the vIOMMU, not printed */
+	SACC_UNLOGGED_DEVMEM,	   /* v0.4: the device's own memory (access
+				    * dev_read / dev_write), which it reaches
+				    * without the IOMMU */
 };
 
-/* "not_iommu", "no_dma", "dropped", "viommu_dropped", "ratelimited";
- * NULL for SACC_UNLOGGED_NONE. */
+/* "not_iommu", "no_dma", "dropped", "viommu_dropped", "ratelimited",
+ * "device_memory"; NULL for SACC_UNLOGGED_NONE. */
 const char *sacc_fault_unlogged_name(enum sacc_fault_unlogged u);
 /* One sentence for it; NULL for SACC_UNLOGGED_NONE. */
 const char *sacc_fault_unlogged_text(enum sacc_fault_unlogged u);
@@ -407,7 +417,7 @@ struct sacc_faultlog_summary {
 	bool lost_exact;
 	const char *lost_reason;
 	/* unreported, by kind */
-	uint64_t unreported_not_iommu, unreported_no_dma;
+	uint64_t unreported_not_iommu, unreported_no_dma, unreported_devmem;
 	/* input hygiene */
 	uint64_t bad_kmsg, bad_journal, bad_trace; /* -EINVAL lines */
 	uint64_t kmsg_user_ignored; /* DMAR lines written by userspace */

@@ -39,6 +39,9 @@
  *   "addr"   string  "0x..." FAULT_ADDR: exact start address when the
  *                    fault is on the first page, else the faulting page
  *   "access" string  "desc_fetch" | "src_read" | "dst_write" | "cq_write"
+ *                    | "put_read" | "inline_read" (v0.3) | "dev_read" |
+ *                    "dev_write" (v0.4: device memory; "addr" is then a
+ *                    device address, not an IOVA)
  *   "write"  bool    FAULT_INFO bit 8
  *   "fatal"  bool    true for ring faults (device stopped until reset)
  *   "fault_count" number  FAULT_COUNT after this fault (since reset)

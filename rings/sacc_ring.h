@@ -25,6 +25,11 @@
  *
  * Ring structures are not thread safe: one producer thread per SQ, one
  * consumer thread per CQ (or external locking).
+ *
+ * The SQ may be device memory (v0.4 MODE.SQ_DEV: a BAR mapping): the
+ * producer only stores into it (zeroing at init, a 32-byte copy per
+ * descriptor) and never reads it back, so it needs nothing from the
+ * mapping but plain stores.
  */
 #ifndef SACC_RING_H
 #define SACC_RING_H

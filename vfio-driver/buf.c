@@ -3,6 +3,8 @@
  * buf.c - DMA buffers of a device, on top of iommu/'s DMA context:
  * page-granular anonymous memory, least-privilege mapping from the
  * access mode, guard pages, registry names for fault attribution.
+ * Device memory buffers (v0.4) are devmem.c's; they share the handle's
+ * list, sacc_buf_free() and the accessors.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,7 +32,7 @@ void sacc_dev_dma_close(struct sacc_dev *dev)
 	dev->dma = NULL;
 }
 
-static void link_buf(struct sacc_dev *dev, struct sacc_buf *b)
+void sacc_buf_link(struct sacc_dev *dev, struct sacc_buf *b)
 {
 	b->prev = NULL;
 	b->next = dev->bufs;
@@ -39,7 +41,7 @@ static void link_buf(struct sacc_dev *dev, struct sacc_buf *b)
 	dev->bufs = b;
 }
 
-static void unlink_buf(struct sacc_dev *dev, struct sacc_buf *b)
+void sacc_buf_unlink(struct sacc_dev *dev, struct sacc_buf *b)
 {
 	if (b->prev)
 		b->prev->next = b->next;
@@ -98,7 +100,7 @@ int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,
 	b->dev = dev;
 	b->internal = internal;
 	snprintf(b->name, sizeof(b->name), "%s", name);
-	link_buf(dev, b);
+	sacc_buf_link(dev, b);
 	*out = b;
 	return 0;
 }
@@ -121,11 +123,18 @@ static int buf_release(struct sacc_buf *b, bool force)
 	struct sacc_err e = {0};
 	int ret;
 
+	if (b->is_dev) { /* device memory: no mapping to undo */
+		sacc_devmem_put(b);
+		sacc_buf_unlink(dev, b);
+		b->magic = 0;
+		free(b);
+		return 0;
+	}
 	ret = sacc_dma_buf_free(dev->dma, &b->dma, &e);
 	if (ret && !force && b->dma.va)
 		return sacc_seterr(dev, ret, "%s: freeing buffer '%s': %s",
 				   dev->bdf, b->name, e.msg);
-	unlink_buf(dev, b);
+	sacc_buf_unlink(dev, b);
 	b->magic = 0;
 	free(b);
 	if (ret)

@@ -92,17 +92,11 @@ int sacc_chain_create(struct sacc_dev *dev, const struct sacc_op *ops,
 		c->ops[i] = *op;
 		c->ops[i].data = NULL; /* copied into the payload slots */
 		c->head[i] = j++;
-		d->opcode = op->opcode;
-		d->flags = op->flags & SACC_OPF_IRQ ? SACC_DESC_F_IRQ : 0;
+		sacc_op_desc(op, d);
 		if (op->opcode == SACC_OP_NOP) {
 			c->ops[i].src = c->ops[i].dst = NULL;
 			continue;
 		}
-		d->dst = op->dst->dma.iova + op->dst_off;
-		if (op->opcode != SACC_OP_TIMESTAMP)
-			d->length = op->len;
-		if (op->src)
-			d->src = op->src->dma.iova + op->src_off;
 		if (op->opcode == SACC_OP_WRITE_INLINE) {
 			memcpy(&c->desc[j], op->data, op->len);
 			j += (uint32_t)SACC_INLINE_SLOTS(op->len);

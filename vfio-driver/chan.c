@@ -4,7 +4,8 @@
  * sacc_dev handle per extra channel (sacc_chan_open()).
  *
  * A channel handle shares the device's VFIO fds, DMA context, fault
- * journal and BAR mappings, and owns everything the data path touches:
+ * journal, BAR mappings and device memory (v0.4: the root's allocator,
+ * locked), and owns everything the data path touches:
  * its rings, buffers, eventfd (MSI-X vector k), counters, error message
  * and its register block (regs points at BAR2 block k, where the v0.2
  * registers sit at the offsets of page 0).  So the data path (queue.c,
@@ -165,11 +166,18 @@ static int chan_open_check(struct sacc_dev *dev, unsigned int chan,
 				   "sacc_chan_open: channel %u of %s is "
 				   "already open; sacc_close() it first",
 				   chan, dev->bdf);
-	if (opts && (opts->flags & ~SACC_OPEN_V3))
+	if (opts && (opts->flags & ~(SACC_OPEN_V3 | SACC_OPEN_SQ_DEV)))
 		return sacc_seterr(dev, EINVAL,
 				   "sacc_chan_open: flags 0x%x: only "
-				   "SACC_OPEN_V3 (implied) is allowed",
+				   "SACC_OPEN_V3 (implied) and "
+				   "SACC_OPEN_SQ_DEV are allowed",
 				   opts->flags);
+	if (opts && (opts->flags & SACC_OPEN_SQ_DEV) && !dev->devmem)
+		return sacc_seterr(dev, dev->devmem_why.code,
+				   "sacc_chan_open: SACC_OPEN_SQ_DEV puts "
+				   "channel %u's SQ in device memory, and %s "
+				   "has none: %s",
+				   chan, dev->bdf, dev->devmem_why.msg);
 	if (opts && opts->doorbell != SACC_DOORBELL_MMAP &&
 	    opts->doorbell != SACC_DOORBELL_SYSCALL &&
 	    opts->doorbell != SACC_DOORBELL_PUT_TOKEN)
@@ -202,6 +210,7 @@ static struct sacc_dev *chan_new(struct sacc_dev *dev, unsigned int chan,
 	ch->has_flr = false;
 	ch->bar0 = dev->bar0;
 	ch->cfg = dev->cfg;
+	ch->version = dev->version;
 	ch->dma = dev->dma;
 	ch->journal = dev->journal;
 	ch->root = dev;
@@ -212,7 +221,8 @@ static struct sacc_dev *chan_new(struct sacc_dev *dev, unsigned int chan,
 	ch->doorbell = opts ? opts->doorbell : SACC_DOORBELL_MMAP;
 	ch->mode =
 	    SACC_MODE_V3 |
-	    (ch->doorbell == SACC_DOORBELL_PUT_TOKEN ? SACC_MODE_TOKEN : 0);
+	    (ch->doorbell == SACC_DOORBELL_PUT_TOKEN ? SACC_MODE_TOKEN : 0) |
+	    (opts && (opts->flags & SACC_OPEN_SQ_DEV) ? SACC_MODE_SQ_DEV : 0);
 	ch->sq_entries =
 	    opts && opts->sq_entries ? opts->sq_entries : SACC_DEFAULT_ENTRIES;
 	ch->cq_entries =
@@ -250,10 +260,15 @@ static int chan_start(struct sacc_dev *ch)
 	if (ret)
 		return ret;
 	if (ch->mode & SACC_MODE_TOKEN) {
+		/* MODE.SQ_DEV: PUT_ADDR is a device address too */
 		snprintf(name, sizeof(name), "put word");
-		ret = sacc_buf_alloc_internal(ch, SACC_PUT_ALIGN,
-					      SACC_DMA_TO_DEVICE, name, true,
-					      &ch->put_buf);
+		if (ch->mode & SACC_MODE_SQ_DEV)
+			ret = sacc_devmem_alloc_internal(
+			    ch, SACC_PUT_ALIGN, name, true, &ch->put_buf);
+		else
+			ret = sacc_buf_alloc_internal(ch, SACC_PUT_ALIGN,
+						      SACC_DMA_TO_DEVICE, name,
+						      true, &ch->put_buf);
 		if (ret)
 			return ret;
 		ch->put = sacc_buf_va(ch->put_buf);

@@ -81,6 +81,7 @@ static int check_identity(struct sacc_dev *dev)
 
 	if (ret)
 		return ret;
+	dev->version = ver;
 	if (magic != SACC_MAGIC)
 		return sacc_seterr(dev, ENODEV,
 				   "%s: MAGIC reads 0x%08x, a SACC device has "
@@ -264,6 +265,7 @@ static void release_device(struct sacc_dev *dev)
 	if (!dev->nchans) {
 		sacc_bar_unmap(dev);
 		sacc_bar2_unmap(dev);
+		sacc_devmem_release(dev); /* device buffers stay memory */
 		if (dev->device_fd >= 0)
 			close(dev->device_fd);
 		dev->device_fd = -1;
@@ -361,6 +363,19 @@ int sacc_fatal_msg(struct sacc_dev *dev, const char *what)
 				   "ERR_CODE %u: %s); call sacc_reset()",
 				   dev->bdf, what, f.status, f.err_code,
 				   sacc_err_code_str(f.err_code));
+	if (sacc_fault_in_devmem(dev, f.info))
+		return sacc_seterr(
+		    dev, EIO,
+		    "%s: %s: device stopped (STATUS 0x%x, ERR_CODE %u: %s); "
+		    "last fault: %s %s at device address 0x%llx (device "
+		    "memory, not an IOMMU fault), req_id %u, %u fault%s since "
+		    "reset; call sacc_reset()",
+		    dev->bdf, what, f.status, f.err_code,
+		    sacc_err_code_str(f.err_code),
+		    sacc_fault_access_str(f.info),
+		    f.info & SACC_FAULT_IS_WRITE ? "(write)" : "(read)",
+		    (unsigned long long)f.addr, f.req_id, f.count,
+		    f.count == 1 ? "" : "s");
 	if (dev->dma && sacc_dma_lookup(dev->dma, f.addr, 0, &lk) == 0) {
 		where[0] = ' ';
 		where[1] = '(';
@@ -387,7 +402,8 @@ int sacc_fatal_msg(struct sacc_dev *dev, const char *what)
  */
 int sacc_hw_init(struct sacc_dev *dev)
 {
-	uint64_t sq = sacc_buf_iova(dev->sq_buf);
+	/* MODE.SQ_DEV: SQ_BASE (and PUT_ADDR) are device addresses */
+	uint64_t sq = sacc_buf_addr(dev->sq_buf);
 	uint64_t cq = sacc_buf_iova(dev->cq_buf);
 	uint64_t deadline;
 	uint32_t st;
@@ -433,7 +449,7 @@ int sacc_hw_init(struct sacc_dev *dev)
 		if (dev->put_buf) {
 			*dev->put = 0;
 			sacc_wr64(dev, SACC_REG_PUT_ADDR,
-				  sacc_buf_iova(dev->put_buf));
+				  sacc_buf_addr(dev->put_buf));
 		}
 	} else if (dev->mode && dev->bar2_map) {
 		/* Channel 0's MODE is in its block only. */
@@ -451,9 +467,11 @@ int sacc_hw_init(struct sacc_dev *dev)
 			return sacc_seterr(
 			    dev, EIO,
 			    "%s: enable failed: STATUS 0x%x, "
-			    "ERR_CODE %u (%s); SQ 0x%llx x %u, "
+			    "ERR_CODE %u (%s); SQ %s0x%llx x %u, "
 			    "CQ 0x%llx x %u",
 			    dev->bdf, st, code, sacc_err_code_str(code),
+			    dev->mode & SACC_MODE_SQ_DEV ? "(device address) "
+							 : "",
 			    (unsigned long long)sq, dev->sq_entries,
 			    (unsigned long long)cq, dev->cq_entries);
 		}
@@ -490,6 +508,8 @@ void sacc_hw_quiesce(struct sacc_dev *dev)
 
 /* ---- open / close / reset ---- */
 
+#define SACC_OPEN_FLAGS (SACC_OPEN_NO_INIT | SACC_OPEN_V3 | SACC_OPEN_SQ_DEV)
+
 static int check_opts(const struct sacc_open_opts *o, uint32_t *sq,
 		      uint32_t *cq)
 {
@@ -505,11 +525,36 @@ static int check_opts(const struct sacc_open_opts *o, uint32_t *sq,
 	    o->doorbell != SACC_DOORBELL_SYSCALL)
 		return sacc_seterr(NULL, EINVAL, "unknown doorbell mode %d",
 				   (int)o->doorbell);
-	if (o && (o->flags & ~(SACC_OPEN_NO_INIT | SACC_OPEN_V3)))
+	if (o && (o->flags & ~SACC_OPEN_FLAGS))
 		return sacc_seterr(NULL, EINVAL, "unknown open flags 0x%x",
-				   o->flags &
-				       ~(SACC_OPEN_NO_INIT | SACC_OPEN_V3));
+				   o->flags & ~SACC_OPEN_FLAGS);
+	if (o && (o->flags & SACC_OPEN_SQ_DEV) &&
+	    (o->flags & SACC_OPEN_NO_INIT))
+		return sacc_seterr(NULL, EINVAL,
+				   "SACC_OPEN_SQ_DEV places the rings, which "
+				   "SACC_OPEN_NO_INIT has none of: drop one");
 	return 0;
+}
+
+/*
+ * VERSION (for device memory, v0.4), then BAR4 if there is device
+ * memory.  With SACC_OPEN_SQ_DEV there must be: its absence fails the
+ * open with the reason, which is only noted otherwise.
+ */
+static int open_devmem(struct sacc_dev *dev)
+{
+	int ret = sacc_reg_check(dev, sacc_rd(dev, SACC_REG_MAGIC));
+
+	if (ret)
+		return ret;
+	dev->version = sacc_rd(dev, SACC_REG_VERSION);
+	ret = sacc_devmem_open(dev);
+	if (ret || !(dev->flags & SACC_OPEN_SQ_DEV) || dev->devmem)
+		return ret;
+	return sacc_seterr(dev, dev->devmem_why.code,
+			   "%s: SACC_OPEN_SQ_DEV puts the SQ in device "
+			   "memory, and there is none: %s",
+			   dev->bdf, dev->devmem_why.msg);
 }
 
 int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
@@ -556,6 +601,8 @@ int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
 	ret = sacc_bar_map(dev);
 	if (!ret)
 		ret = sacc_bar2_map(dev);
+	if (!ret)
+		ret = open_devmem(dev);
 	if (ret)
 		goto fail;
 	if (dev->flags & SACC_OPEN_V3) {
@@ -569,6 +616,8 @@ int sacc_open(const char *bdf, const struct sacc_open_opts *opts,
 		}
 		dev->mode = SACC_MODE_V3;
 	}
+	if (dev->flags & SACC_OPEN_SQ_DEV)
+		dev->mode |= SACC_MODE_SQ_DEV;
 	if (dev->flags & SACC_OPEN_NO_INIT) {
 		ret = check_identity(dev);
 		if (ret)
@@ -617,6 +666,7 @@ void sacc_close(struct sacc_dev *dev)
 	/* 2. Only now unmap what the device could have written. */
 	sacc_queue_free(dev);
 	sacc_buf_free_all(dev);
+	sacc_devmem_close(dev); /* after its last buffer */
 	sacc_dev_dma_close(dev);
 	sacc_dev_journal_close(dev);
 	/* 3. Close everything. */
@@ -751,6 +801,11 @@ int sacc_dev_container_fd(const struct sacc_dev *dev)
 uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev)
 {
 	return dev ? sacc_buf_iova(dev->sq_buf) : 0;
+}
+
+struct sacc_desc *sacc_dev_sq_va(const struct sacc_dev *dev)
+{
+	return dev && dev->sq_buf ? sacc_buf_va(dev->sq_buf) : NULL;
 }
 
 uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev)

@@ -13,7 +13,10 @@
  *   fault           sacc_poll() reaping a DMA_FAULT completion (the slow
  *                   error path: the fault record registers are read only
  *                   then); sacc_check() finding the device stopped by a
- *                   ring fault (fatal)
+ *                   ring fault (fatal).  v0.4: a device memory range
+ *                   past DEVMEM_SIZE is one too, access dev_read or
+ *                   dev_write and a device address (no IOMMU fault,
+ *                   no DMAR line)
  *   reset           sacc_reset()
  * Submission and successful completions never touch the journal.
  *
@@ -177,16 +180,40 @@ static bool range_faults(struct sacc_dev *dev, uint64_t a, uint32_t len,
 	}
 }
 
+/* v0.4: does [a, a + len) run past device memory's @size bytes (or
+ * wrap)?  The device then moves no byte and records the start. */
+static bool dev_range_faults(uint64_t a, uint32_t len, uint64_t size)
+{
+	return len && (a >= size || len > size - a);
+}
+
 /*
  * The fault record belongs to a later descriptor (several faulted before
  * we reaped): rebuild what the device would have recorded for this one
- * from its descriptor, still in the SQ slot, and the registry.
+ * from its descriptor, still in the SQ slot (host memory, or device
+ * memory through BAR4), and the registry.  Only MEMCPY and XFORM read a
+ * src (FILL's is its pattern); v0.4's SRC_DEV / DST_DEV sides are judged
+ * against the size of device memory, never the IOMMU.
  */
 static void infer_record(struct sacc_dev *dev, const struct sacc_desc *d,
 			 uint64_t *addr, uint32_t *info)
 {
-	if (range_faults(dev, d->src, d->length, false, addr)) {
+	bool src = d->opcode == SACC_OP_MEMCPY || d->opcode == SACC_OP_XFORM;
+	uint64_t size = sacc_devmem_size(dev);
+
+	if (src && (d->flags & SACC_DESC_F_SRC_DEV)) {
+		if (dev_range_faults(d->src, d->length, size)) {
+			*addr = d->src;
+			*info = SACC_FAULT_DEV_READ;
+			return;
+		}
+	} else if (src && range_faults(dev, d->src, d->length, false, addr)) {
 		*info = SACC_FAULT_SRC_READ;
+		return;
+	}
+	if (d->flags & SACC_DESC_F_DST_DEV) {
+		*addr = d->dst;
+		*info = SACC_FAULT_DEV_WRITE | SACC_FAULT_IS_WRITE;
 		return;
 	}
 	*info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;

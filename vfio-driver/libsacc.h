@@ -174,6 +174,19 @@ enum sacc_doorbell {
  */
 #define SACC_OPEN_V3 (1u << 1)
 
+/*
+ * v0.4: the SQ (and with SACC_DOORBELL_PUT_TOKEN the PUT word) in device
+ * memory, allocated from the device's (as sacc_devmem_alloc() does) and
+ * given back at close; the channel is enabled with MODE.SQ_DEV.
+ * libsacc writes descriptors (and inline payloads, and the PUT word)
+ * through the BAR4 mapping with plain stores; the device fetches them
+ * from its own memory.  The CQ stays in host memory.  sacc_open()
+ * (channel 0, with or without SACC_OPEN_V3) and sacc_chan_open() take
+ * it.  -ENOTSUP (the message says why) on a device without device
+ * memory, -ENOSPC if it has no room left for the ring.
+ */
+#define SACC_OPEN_SQ_DEV (1u << 2)
+
 struct sacc_open_opts {
 	uint32_t sq_entries; /* power of two 2..65536; 0 = 256 */
 	uint32_t cq_entries; /* power of two 2..65536; 0 = sq_entries */
@@ -217,15 +230,18 @@ int sacc_reset(struct sacc_dev *dev);
  * alone: sacc_submit(), sacc_poll(), sacc_wait(), sacc_write(),
  * sacc_check(), sacc_reset() (this channel only), sacc_stats(),
  * sacc_errmsg(), sacc_buf_alloc() and sacc_close() all work on it.  It
- * has its own rings (@opts: sq_entries, cq_entries as for sacc_open()),
- * MODE.V3, its doorbell (@opts->doorbell: SACC_DOORBELL_MMAP is channel
+ * has its own rings (@opts: sq_entries, cq_entries as for sacc_open();
+ * flags: SACC_OPEN_V3, implied, and SACC_OPEN_SQ_DEV), MODE.V3, its
+ * doorbell (@opts->doorbell: SACC_DOORBELL_MMAP is channel
  * k's tail doorbell at BAR0 + 0x1000 + 4k, _SYSCALL the same by
  * pwrite(), _PUT_TOKEN the token doorbell with a PUT word), MSI-X vector
  * @chan on its own eventfd, its own counters and error message.
  *
  * Buffers belong to the handle they were allocated on: an op on a
  * channel names buffers allocated on that channel (their names in the
- * mapping registry and fault reports start "ch<k>:").
+ * mapping registry and fault reports start "ch<k>:").  Device memory
+ * (sacc_devmem_alloc() on the channel's handle) comes from the device's
+ * one pool, shared by all its handles.
  *
  * Threads: each handle (the device's and every channel's) may be used
  * by its own thread at the same time, without locks.  sacc_chan_open()
@@ -308,21 +324,79 @@ int sacc_buf_free(struct sacc_buf *buf);
 
 void *sacc_buf_va(const struct sacc_buf *buf);
 size_t sacc_buf_len(const struct sacc_buf *buf);
+/* The IOVA; 0 for a device memory buffer (it has none). */
 uint64_t sacc_buf_iova(const struct sacc_buf *buf);
+/* The access mode; SACC_DMA_BIDIRECTIONAL for device memory. */
 enum sacc_dma_dir sacc_buf_dir(const struct sacc_buf *buf);
 const char *sacc_buf_name(const struct sacc_buf *buf);
+
+/* ---- device memory (v0.4: BAR4) ---- */
+
+/*
+ * Allocate @len bytes (1..DEVMEM_SIZE) of the device's own memory:
+ * page-granular, first fit, zeroed.  sacc_buf_va() is the CPU's view of
+ * the range through the BAR4 mapping (read and write it with plain
+ * loads and stores), sacc_buf_devaddr() its device address.  An
+ * operation naming it as src or dst (sacc_submit(), sacc_write(),
+ * chains) gives the device that address with SACC_DESC_F_SRC_DEV /
+ * _DST_DEV, which needs a MODE.V3 handle (a channel, or sacc_open()
+ * with SACC_OPEN_V3).  Every handle of a device allocates from the same
+ * memory (BAR4 is mapped once, at sacc_open(), when VERSION >= 4 and
+ * DEVMEM_SIZE != 0); the buffer belongs to the handle it was allocated
+ * on, like a host buffer, and goes with sacc_buf_free() or that
+ * handle's sacc_close().  The device reaches its memory without the
+ * IOMMU: no guard pages, no access modes, no journal map lines; a range
+ * past the end is a per-operation DMA_FAULT (access dev_read /
+ * dev_write, FAULT_ADDR the device address).  Device memory is kept
+ * across channel resets and CTRL.RESET; an FLR zeroes it (sacc_reset()
+ * of the device handle does one, and vfio-pci does at open and close).
+ * -ENOTSUP if the device has no device memory (before v0.4, DEVMEM_SIZE
+ * 0, BAR4 not mappable: the message says which), -ENOSPC when it is
+ * full (the message says how much is in use and free), -EINVAL.
+ */
+int sacc_devmem_alloc(struct sacc_dev *dev, size_t len, const char *name,
+		      struct sacc_buf **out);
+
+/* Is @buf device memory (sacc_devmem_alloc())? */
+bool sacc_buf_is_dev(const struct sacc_buf *buf);
+/* Its device address (offset into device memory); UINT64_MAX for a
+ * host buffer. */
+uint64_t sacc_buf_devaddr(const struct sacc_buf *buf);
+
+struct sacc_devmem_info {
+	uint64_t size;	       /* DEVMEM_SIZE; 0: none */
+	uint64_t used;	       /* bytes allocated, whole pages, on every
+				* handle of the device (libsacc's rings in
+				* device memory included) */
+	uint64_t largest_free; /* the largest allocation that fits now */
+	uint32_t buffers;      /* device buffers allocated */
+	bool mapped;	       /* BAR4 mapped: sacc_devmem_alloc() works */
+	const char *why;       /* !mapped: why not (valid until close) */
+};
+
+/* The device memory of @dev's device, as this process uses it. */
+int sacc_devmem_info(const struct sacc_dev *dev, struct sacc_devmem_info *out);
 
 /* ---- submission and completion ---- */
 
 #define SACC_OPF_IRQ (1u << 0) /* interrupt on completion (sacc_wait) */
 
 /*
- * SACC_OP_WRITE_INLINE and SACC_OP_TIMESTAMP need MODE.V3: a channel
- * from sacc_chan_open(), or channel 0 opened with SACC_OPEN_V3.
+ * SACC_OP_WRITE_INLINE, SACC_OP_TIMESTAMP and SACC_OP_FILL need MODE.V3:
+ * a channel from sacc_chan_open(), or channel 0 opened with
+ * SACC_OPEN_V3.
  *   WRITE_INLINE: @data (len bytes, 1..SACC_INLINE_MAX) is copied into
  *     the SQ slots after the descriptor; no src.
  *   TIMESTAMP: a fence; the device clock (8 bytes) to dst; no src, len
  *     ignored.
+ *   FILL (v0.4): @pattern repeated over len bytes (1..SACC_MAX_XFER) of
+ *     dst: byte i of dst is byte i % 8 of the pattern, little endian
+ *     (0x0807060504030201 writes 01 02 03 ... 08 01 02 ...); src must
+ *     be NULL.
+ * v0.4: src and dst may each be a host (DMA) buffer or a device memory
+ * buffer (sacc_devmem_alloc()), in any combination (MEMCPY and XFORM in
+ * every direction; WRITE_INLINE, TIMESTAMP and FILL to either memory);
+ * a device buffer needs a MODE.V3 handle.
  */
 struct sacc_op {
 	uint16_t opcode;      /* SACC_OP_NOP, _MEMCPY, _XFORM, ... */
@@ -334,6 +408,7 @@ struct sacc_op {
 	size_t dst_off;
 	uint64_t cookie;  /* returned untouched in the result */
 	const void *data; /* WRITE_INLINE: the payload */
+	uint64_t pattern; /* FILL (v0.4): the 8 bytes repeated over dst */
 };
 
 struct sacc_result {
@@ -350,7 +425,8 @@ struct sacc_result {
 /*
  * Submit up to @n operations: every one is validated first (opcode,
  * length, buffers of this device, in bounds, device may read src / write
- * dst); if any is invalid nothing is submitted (-EINVAL naming it).
+ * dst; device memory and FILL only on a MODE.V3 handle of a v0.4
+ * device); if any is invalid nothing is submitted (-EINVAL naming it).
  * Then as many as the SQ has room for get descriptors with driver-chosen
  * req_ids, one release barrier and ONE doorbell for the batch.
  * Returns how many were submitted (0 when the SQ is full), or -errno;

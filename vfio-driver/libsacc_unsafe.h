@@ -63,11 +63,22 @@ struct sacc_dma_ctx *sacc_dev_dma(struct sacc_dev *dev);
 /* The VFIO container fd (raw sacc_vfio_map_dma at a chosen IOVA). */
 int sacc_dev_container_fd(const struct sacc_dev *dev);
 
-/* IOVAs of the SQ and CQ ring memory (for ring attacks / attribution). */
+/* IOVAs of the SQ and CQ ring memory (for ring attacks / attribution);
+ * the SQ's is 0 when it is in device memory (SACC_OPEN_SQ_DEV). */
 uint64_t sacc_dev_sq_iova(const struct sacc_dev *dev);
 uint64_t sacc_dev_cq_iova(const struct sacc_dev *dev);
 /* IOVA of a token-doorbell channel's PUT word, 0 if it has none. */
 uint64_t sacc_dev_put_iova(const struct sacc_dev *dev);
+
+/*
+ * The SQ's memory as the CPU writes it (sacc_dev_sq_entries() slots of
+ * 32 bytes): host memory, or the BAR4 mapping with SACC_OPEN_SQ_DEV.
+ * With nothing outstanding, any slot may be written and is never seen
+ * by the device until a doorbell covers it: libsacc's next submission
+ * writes its own descriptors over it.  What `saccctl bench --sq-write`
+ * times; NULL if the handle has no rings.
+ */
+struct sacc_desc *sacc_dev_sq_va(const struct sacc_dev *dev);
 
 /*
  * The mmapped BAR0 doorbell page (4 KiB, page aligned), NULL if BAR0 is

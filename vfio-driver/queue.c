@@ -22,10 +22,17 @@ int sacc_queue_alloc(struct sacc_dev *dev)
 {
 	int ret;
 
-	/* For a channel, buf.c prefixes the names with "ch<k>:". */
-	ret = sacc_buf_alloc_internal(dev, sacc_sq_bytes(dev->sq_entries),
-				      SACC_DMA_DIR_SQ, "sq ring", true,
-				      &dev->sq_buf);
+	/* For a channel, buf.c prefixes the names with "ch<k>:".
+	 * MODE.SQ_DEV: the SQ in device memory (page aligned, so 32-byte
+	 * aligned), written through the BAR4 mapping. */
+	if (dev->mode & SACC_MODE_SQ_DEV)
+		ret = sacc_devmem_alloc_internal(dev,
+						 sacc_sq_bytes(dev->sq_entries),
+						 "sq ring", true, &dev->sq_buf);
+	else
+		ret = sacc_buf_alloc_internal(
+		    dev, sacc_sq_bytes(dev->sq_entries), SACC_DMA_DIR_SQ,
+		    "sq ring", true, &dev->sq_buf);
 	if (ret)
 		return ret;
 	ret = sacc_buf_alloc_internal(dev, sacc_cq_bytes(dev->cq_entries),

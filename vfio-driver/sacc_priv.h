@@ -43,13 +43,23 @@ struct sacc_track {
 struct sacc_buf {
 	uint32_t magic;
 	bool internal;	   /* a ring: freed by sacc_close only */
+	bool is_dev;	   /* v0.4 device memory (devmem.c), not DMA memory */
 	uint32_t inflight; /* submitted descriptors naming this buffer */
 	struct sacc_dev *dev;
 	struct sacc_buf *next; /* dev->bufs list */
 	struct sacc_buf *prev;
-	struct sacc_dma_buf dma; /* va, iova, len, map_len, dir */
+	/* va, iova, len, map_len, dir.  Device memory: va in the BAR4
+	 * mapping, iova 0, map_len whole pages, dir bidirectional. */
+	struct sacc_dma_buf dma;
+	uint64_t devaddr; /* device memory: the device address (offset) */
 	char name[SACC_BUF_NAME_MAX];
 };
+
+/* What a descriptor names @b by: its device address or its IOVA. */
+static inline uint64_t sacc_buf_addr(const struct sacc_buf *b)
+{
+	return b->is_dev ? b->devaddr : b->dma.iova;
+}
 
 struct sacc_region {
 	uint64_t offset; /* in the device fd */
@@ -76,6 +86,8 @@ struct sacc_dev {
 
 	struct sacc_region bar0;
 	struct sacc_region cfg;
+	struct sacc_region bar4; /* v0.4 device memory (devmem.c) */
+	uint32_t version;	 /* VERSION, read at open (a channel: copied) */
 	volatile uint32_t *regs; /* BAR0 page 0, NULL if not mmapped */
 	volatile uint32_t *db;	 /* BAR0 page 1, NULL if not mmapped */
 
@@ -135,6 +147,12 @@ struct sacc_dev {
 	uint32_t inline_max; /* sacc_write(): inline up to here (auto) */
 	struct sacc_buf *stage; /* sacc_write() DMA staging, or NULL */
 	size_t stage_pos;
+
+	/* v0.4 device memory (devmem.c), the device's only (a channel
+	 * allocates from its root's): the BAR4 mapping and its allocator,
+	 * NULL if there is none, and then why not. */
+	struct sacc_devmem *devmem;
+	struct sacc_err devmem_why;
 
 	/* API events (events.c): the ring (NULL while recording is off)
 	 * and what the hot path records into (NULL while off or paused);
@@ -248,6 +266,10 @@ int sacc_check_op(struct sacc_dev *dev, const struct sacc_op *op,
 /* The same for its destination alone, @len bytes of it. */
 int sacc_check_dst(struct sacc_dev *dev, const struct sacc_op *op,
 		   unsigned int i, uint32_t len);
+/* The descriptor of validated @op (req_id 0): addresses (device
+ * addresses with SRC_DEV / DST_DEV for device memory), FILL's pattern
+ * in src.  sacc_submit() and sacc_chain_create(). */
+void sacc_op_desc(const struct sacc_op *op, struct sacc_desc *d);
 /* Push validated @ops with one doorbell (sacc_submit() after its
  * checks); *t_db (may be NULL) gets the clock just before the doorbell. */
 int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
@@ -279,6 +301,45 @@ int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,
 			    enum sacc_dma_dir dir, const char *name,
 			    bool internal, struct sacc_buf **out);
 void sacc_buf_free_all(struct sacc_dev *dev);
+/* The handle's list of live buffers (host and device memory alike). */
+void sacc_buf_link(struct sacc_dev *dev, struct sacc_buf *b);
+void sacc_buf_unlink(struct sacc_dev *dev, struct sacc_buf *b);
+
+/* devmem.c: v0.4 device memory */
+/* Map BAR4 if the device has device memory (VERSION >= 4, DEVMEM_SIZE
+ * != 0, BAR4 mmappable); none is no error: devmem_why says why. */
+int sacc_devmem_open(struct sacc_dev *dev);
+/* The allocator over @map, @size bytes mmapped (munmapped at close):
+ * what sacc_devmem_open() does after its mmap, and the tests' seam. */
+int sacc_devmem_attach(struct sacc_dev *dev, void *map, uint64_t size);
+/* After the last device buffer is freed: unmap, free the allocator. */
+void sacc_devmem_close(struct sacc_dev *dev);
+/* The kernel wants the device back: BAR4's mapping is replaced by
+ * anonymous memory (device buffers stay valid memory, their contents
+ * lost) so no mapping holds the device. */
+void sacc_devmem_release(struct sacc_dev *dev);
+int sacc_devmem_alloc_internal(struct sacc_dev *dev, size_t len,
+			       const char *name, bool internal,
+			       struct sacc_buf **out);
+/* DEVMEM_SIZE as mapped; 0 without device memory. */
+uint64_t sacc_devmem_size(const struct sacc_dev *dev);
+/* Is FAULT_INFO @info's address a device address (device memory)? */
+bool sacc_fault_in_devmem(const struct sacc_dev *dev, uint32_t info);
+/* Give @b's pages back (buf.c, on free). */
+void sacc_devmem_put(struct sacc_buf *b);
+/* The allocator alone (unit tests): page-granular first fit. */
+struct sacc_devmem_pool;
+int sacc_devmem_pool_create(uint64_t size, struct sacc_devmem_pool **out);
+void sacc_devmem_pool_destroy(struct sacc_devmem_pool *p);
+/* @len bytes (rounded up to pages) at *off: 0, -ENOSPC, -ENOMEM. */
+int sacc_devmem_pool_take(struct sacc_devmem_pool *p, uint64_t len,
+			  uint64_t *off);
+/* 0, or -EINVAL if [off, off + len) is not allocated as a whole. */
+int sacc_devmem_pool_give(struct sacc_devmem_pool *p, uint64_t off,
+			  uint64_t len);
+void sacc_devmem_pool_usage(struct sacc_devmem_pool *p, uint64_t *used,
+			    uint64_t *largest, uint32_t *allocs,
+			    uint32_t *extents);
 
 /* events.c: record one event if dev->ev (the caller checks), at @t */
 void sacc_ev_submit(struct sacc_dev *dev, uint64_t t, uint32_t req_id,

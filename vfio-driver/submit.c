@@ -68,6 +68,36 @@ static bool buf_ok(struct sacc_dev *dev, const struct sacc_buf *b)
 	return b && b->magic == SACC_BUF_MAGIC && b->dev == dev && !b->internal;
 }
 
+/*
+ * Device memory (v0.4) as the @what ("src", "dst") of op @i: a
+ * descriptor names it (SACC_DESC_F_SRC_DEV / _DST_DEV) only on a MODE.V3
+ * channel of a v0.4 device.
+ */
+static int check_dev_side(struct sacc_dev *dev, const struct sacc_op *op,
+			  unsigned int i, const struct sacc_buf *b,
+			  const char *what)
+{
+	if (!b->is_dev)
+		return 0;
+	if (dev->version < SACC_VERSION)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (%s): %s '%s' is device memory, "
+				   "which needs a v0.4 device (VERSION %u or "
+				   "later); %s has VERSION %u",
+				   i, sacc_opcode_str(op->opcode), what,
+				   b->name, SACC_VERSION, dev->bdf,
+				   dev->version);
+	if (!(dev->mode & SACC_MODE_V3))
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (%s): %s '%s' is device memory, "
+				   "which a descriptor can name only on a "
+				   "MODE.V3 handle: sacc_chan_open(), or "
+				   "sacc_open() with SACC_OPEN_V3",
+				   i, sacc_opcode_str(op->opcode), what,
+				   b->name);
+	return 0;
+}
+
 int sacc_check_dst(struct sacc_dev *dev, const struct sacc_op *op,
 		   unsigned int i, uint32_t len)
 {
@@ -85,6 +115,8 @@ int sacc_check_dst(struct sacc_dev *dev, const struct sacc_op *op,
 				   i, op->dst->name,
 				   (unsigned long long)op->dst->dma.len,
 				   op->dst_off, len);
+	if (op->dst->is_dev)
+		return check_dev_side(dev, op, i, op->dst, "dst");
 	if (!(op->dst->dma.dir & SACC_DMA_FROM_DEVICE))
 		return sacc_seterr(dev, EINVAL,
 				   "op %u: dst '%s' is mapped %s: the device "
@@ -94,7 +126,28 @@ int sacc_check_dst(struct sacc_dev *dev, const struct sacc_op *op,
 	return 0;
 }
 
-/* SACC_OP_WRITE_INLINE, SACC_OP_TIMESTAMP */
+/* SACC_OP_FILL (v0.4): a pattern, no src */
+static int check_fill(struct sacc_dev *dev, const struct sacc_op *op,
+		      unsigned int i)
+{
+	if (dev->version < SACC_VERSION)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (fill): needs a v0.4 device "
+				   "(VERSION %u or later); %s has VERSION %u",
+				   i, SACC_VERSION, dev->bdf, dev->version);
+	if (op->len < 1 || op->len > SACC_MAX_XFER)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (fill): length %u not in 1..%u", i,
+				   op->len, SACC_MAX_XFER);
+	if (op->src)
+		return sacc_seterr(dev, EINVAL,
+				   "op %u (fill): src must be NULL: the bytes "
+				   "come from op.pattern",
+				   i);
+	return sacc_check_dst(dev, op, i, op->len);
+}
+
+/* SACC_OP_WRITE_INLINE, SACC_OP_TIMESTAMP, SACC_OP_FILL */
 static int check_v3_op(struct sacc_dev *dev, const struct sacc_op *op,
 		       unsigned int i)
 {
@@ -108,6 +161,8 @@ static int check_v3_op(struct sacc_dev *dev, const struct sacc_op *op,
 				   i, sacc_opcode_str(op->opcode));
 	if (op->opcode == SACC_OP_TIMESTAMP)
 		return sacc_check_dst(dev, op, i, SACC_TIMESTAMP_LEN);
+	if (op->opcode == SACC_OP_FILL)
+		return check_fill(dev, op, i);
 	if (op->len < 1 || op->len > SACC_INLINE_MAX)
 		return sacc_seterr(dev, EINVAL,
 				   "op %u (write-inline): length %u not in "
@@ -136,12 +191,12 @@ int sacc_check_op(struct sacc_dev *dev, const struct sacc_op *op,
 	if (op->opcode == SACC_OP_NOP)
 		return 0;
 	if (op->opcode == SACC_OP_WRITE_INLINE ||
-	    op->opcode == SACC_OP_TIMESTAMP)
+	    op->opcode == SACC_OP_TIMESTAMP || op->opcode == SACC_OP_FILL)
 		return check_v3_op(dev, op, i);
 	if (op->opcode != SACC_OP_MEMCPY && op->opcode != SACC_OP_XFORM)
 		return sacc_seterr(dev, EINVAL,
 				   "op %u: unknown opcode %u (nop, memcpy, "
-				   "xform, write-inline, timestamp)",
+				   "xform, write-inline, timestamp, fill)",
 				   i, op->opcode);
 	if (op->len < 1 || op->len > SACC_MAX_XFER)
 		return sacc_seterr(
@@ -160,7 +215,12 @@ int sacc_check_op(struct sacc_dev *dev, const struct sacc_op *op,
 				   i, op->src->name,
 				   (unsigned long long)op->src->dma.len,
 				   op->src_off, op->len);
-	if (!(op->src->dma.dir & SACC_DMA_TO_DEVICE))
+	if (op->src->is_dev) {
+		int ret = check_dev_side(dev, op, i, op->src, "src");
+
+		if (ret)
+			return ret;
+	} else if (!(op->src->dma.dir & SACC_DMA_TO_DEVICE))
 		return sacc_seterr(dev, EINVAL,
 				   "op %u: src '%s' is mapped %s: the device "
 				   "may not read it",
@@ -219,6 +279,27 @@ out:
 	return ret;
 }
 
+void sacc_op_desc(const struct sacc_op *op, struct sacc_desc *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->opcode = op->opcode;
+	d->flags = op->flags & SACC_OPF_IRQ ? SACC_DESC_F_IRQ : 0;
+	if (op->opcode == SACC_OP_NOP)
+		return;
+	d->dst = sacc_buf_addr(op->dst) + op->dst_off;
+	if (op->dst->is_dev)
+		d->flags |= SACC_DESC_F_DST_DEV;
+	if (op->opcode != SACC_OP_TIMESTAMP)
+		d->length = op->len;
+	if (op->opcode == SACC_OP_FILL) {
+		d->src = htole64(op->pattern);
+	} else if (op->src) {
+		d->src = sacc_buf_addr(op->src) + op->src_off;
+		if (op->src->is_dev)
+			d->flags |= SACC_DESC_F_SRC_DEV;
+	}
+}
+
 /* Push validated @ops (as many as fit), then one doorbell. */
 int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
 		    unsigned int n, uint64_t *t_db)
@@ -238,16 +319,7 @@ int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
 		if (need > space)
 			break;
 		space -= need;
-		memset(&d, 0, sizeof(d));
-		if (!nop) {
-			d.dst = op->dst->dma.iova + op->dst_off;
-			if (op->opcode != SACC_OP_TIMESTAMP)
-				d.length = op->len;
-			if (op->src)
-				d.src = op->src->dma.iova + op->src_off;
-		}
-		d.opcode = op->opcode;
-		d.flags = op->flags & SACC_OPF_IRQ ? SACC_DESC_F_IRQ : 0;
+		sacc_op_desc(op, &d);
 		d.req_id = sacc_next_req_id(dev);
 		if (sacc_sq_push(&dev->sq, &d, &slot))
 			break; /* cannot happen: space was checked */
@@ -260,7 +332,7 @@ int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
 		t->raw = 0;
 		t->slots = (uint16_t)need;
 		t->irq = !!(d.flags & SACC_DESC_F_IRQ);
-		t->src = nop || !op->src ? NULL : op->src;
+		t->src = nop || !op->src ? NULL : op->src; /* fill: NULL */
 		t->dst = nop ? NULL : op->dst;
 		if (t->src)
 			t->src->inflight++;

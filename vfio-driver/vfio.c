@@ -230,6 +230,9 @@ static int open_device(struct sacc_dev *dev)
 	/* v0.3 channels; a v0.2 device has no BAR2 (size 0). */
 	if (region_info(dev, VFIO_PCI_BAR2_REGION_INDEX, &dev->bar2))
 		memset(&dev->bar2, 0, sizeof(dev->bar2));
+	/* v0.4 device memory; none before v0.4, or with DEVMEM_SIZE 0. */
+	if (region_info(dev, VFIO_PCI_BAR4_REGION_INDEX, &dev->bar4))
+		memset(&dev->bar4, 0, sizeof(dev->bar4));
 	if (dev->bar0.size < SACC_BAR0_SIZE ||
 	    !(dev->bar0.flags & VFIO_REGION_INFO_FLAG_READ) ||
 	    !(dev->bar0.flags & VFIO_REGION_INFO_FLAG_WRITE))

@@ -1199,7 +1199,7 @@ START_TEST(test_journal_writer)
 			 -EINVAL);
 	ck_assert_int_eq(sacc_journal_map(j, "x", 0x1000, 4096, 4, &err),
 			 -EINVAL);
-	f.info = 7;
+	f.info = 200; /* no such access (7 is v0.4's dev_write) */
 	ck_assert_int_eq(sacc_journal_fault(j, &f, &err), -EINVAL);
 	ck_assert_int_eq(sacc_journal_ranges(j, NULL, 1, &err), -EINVAL);
 	sacc_journal_close(j);
@@ -1906,6 +1906,60 @@ static void burst_kernel(struct sacc_faultlog *fl, unsigned int printed,
 		 suppressed);
 	ck_assert_int_eq(sacc_faultlog_add_kmsg_line(fl, line), 1);
 }
+
+/* v0.4: a fault past the end of the device's own memory (dev_write) is
+ * no IOMMU fault: never joined to a DMAR line at the same address, never
+ * attributed to the IOVA mapping there, never counted as lost. */
+START_TEST(test_devmem_fault)
+{
+	static const char *const lines[] = {
+		"{\"ev\":\"ranges\",\"t_ns\":1000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"ranges\":[[\"0x0\",\"0x7fffffffff\"]]}",
+		"{\"ev\":\"map\",\"t_ns\":2000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"name\":\"hd\",\"iova\":\"0x40000000\",\"len\":4096,\"perm\":\"w\"}",
+		"{\"ev\":\"fault\",\"t_ns\":3000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":1,\"opcode\":5,\"status\":2,\"addr\":\"0x40000000\",\"access\":\"dev_write\",\"fatal\":false,\"fault_count\":1,\"length\":64,\"chan\":1}",
+	};
+	struct sacc_faultlog *fl = sacc_faultlog_new();
+	struct sacc_faultlog_summary s;
+	const struct sacc_fault *f, *k;
+	char json[4096];
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		ck_assert_int_eq(sacc_faultlog_add_journal_line(fl, lines[i]), 1);
+	/* an IOMMU fault of something else at the same address */
+	ck_assert_int_eq(
+	    sacc_faultlog_add_kmsg_line(
+		fl, "3,10,3,-;DMAR: [DMA Write NO_PASID] Request device "
+		    "[01:00.0] fault addr 0x40000000 [fault reason 0x05] PTE "
+		    "Write access is not set"),
+	    1);
+	ck_assert_int_eq(sacc_faultlog_join(fl, NULL), 2);
+	f = sacc_faultlog_get(fl, 0);
+	k = sacc_faultlog_get(fl, 1);
+	if (!(f->sources & SACC_FSRC_DEVICE)) {
+		const struct sacc_fault *t = f;
+
+		f = k;
+		k = t;
+	}
+	ck_assert(!f->has_kernel);
+	ck_assert(f->write); /* dev_write, with no "write" key */
+	ck_assert_int_eq(f->attr, SACC_ATTR_DEVMEM);
+	ck_assert_has(f->attr_text, "device address 0x40000000");
+	ck_assert(!f->has_buffer);
+	ck_assert_int_eq(f->unlogged, SACC_UNLOGGED_DEVMEM);
+	ck_assert_str_eq(sacc_fault_attr_name(f->attr), "device_memory");
+	ck_assert_str_eq(sacc_fault_unlogged_name(f->unlogged),
+			 "device_memory");
+	ck_assert(k->has_kernel && !(k->sources & SACC_FSRC_DEVICE));
+	ck_assert_int_gt(sacc_fault_format_json(f, 0, json, sizeof(json)), 0);
+	ck_assert_has(json, "\"access\":\"dev_write\"");
+	ck_assert_has(json, "\"unlogged\":\"device_memory\"");
+	sacc_faultlog_summary(fl, &s);
+	ck_assert_uint_eq(s.unreported_devmem, 1);
+	ck_assert_uint_eq(s.total.unreported, 1);
+	ck_assert_has(s.text, "never reported 1 (device memory 1)");
+	sacc_faultlog_free(fl);
+}
+END_TEST
 
 /* Device faults no DMAR line can show, and why. */
 START_TEST(test_unlogged_reasons)
@@ -2960,6 +3014,7 @@ static Suite *faultlog_suite(void)
 	tcase_add_test(tc, test_join_window_and_rejoin);
 	tcase_add_test(tc, test_join_nearest);
 	tcase_add_test(tc, test_unlogged_reasons);
+	tcase_add_test(tc, test_devmem_fault);
 	tcase_add_test(tc, test_trace_chunks);
 	tcase_add_test(tc, test_intr_remap_join);
 	tcase_add_test(tc, test_burst_1000);

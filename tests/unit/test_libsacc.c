@@ -56,6 +56,8 @@ static struct fake {
 	uint32_t head, cq_tail, phase;
 	enum corruption corrupt;
 	uint32_t last_db_seen;
+	uint8_t *dm; /* v0.4 device memory (fake_devmem()), or NULL */
+	uint64_t dm_size;
 } F;
 
 static void *xlate(uint64_t iova, uint32_t len, bool write)
@@ -68,6 +70,40 @@ static void *xlate(uint64_t iova, uint32_t len, bool write)
 	if (!(lk.buf.dir & (write ? SACC_DMA_FROM_DEVICE : SACC_DMA_TO_DEVICE)))
 		return NULL; /* what the IOMMU would refuse */
 	return (void *)(uintptr_t)(lk.buf.vaddr + lk.offset);
+}
+
+/* A descriptor's side: device memory (@dev_side, v0.4: refused past
+ * DEVMEM_SIZE, never through the IOMMU) or an IOVA. */
+static void *xlate_side(uint64_t a, uint32_t len, bool write, bool dev_side)
+{
+	if (!dev_side)
+		return xlate(a, len, write);
+	if (!F.dm || a >= F.dm_size || len > F.dm_size - a)
+		return NULL;
+	return F.dm + a;
+}
+
+/* MEMCPY, XFORM and FILL (v0.4), either side in either memory. */
+static void dev_data_op(const struct sacc_desc *d, struct sacc_cqe *c)
+{
+	bool fill = d->opcode == SACC_OP_FILL;
+	uint8_t *s = NULL, *t;
+	uint32_t i;
+
+	if (!fill)
+		s = xlate_side(d->src, d->length, false,
+			       d->flags & SACC_DESC_F_SRC_DEV);
+	t = xlate_side(d->dst, d->length, true, d->flags & SACC_DESC_F_DST_DEV);
+	if ((!fill && !s) || !t) {
+		c->status = SACC_STS_DMA_FAULT;
+		return;
+	}
+	for (i = 0; i < d->length; i++)
+		t[i] = fill
+			   ? (uint8_t)(d->src >> (8 * (i % 8)))
+			   : s[i] ^ (d->opcode == SACC_OP_XFORM ? SACC_XFORM_KEY
+								: 0);
+	c->result_len = d->length;
 }
 
 /* Process up to @max descriptors; honours the CQ full rule. */
@@ -83,29 +119,19 @@ static unsigned int dev_run(unsigned int max)
 	while (F.head != tail && n < max) {
 		struct sacc_desc d = sq[F.head];
 		struct sacc_cqe c = {.req_id = d.req_id};
-		uint8_t *s, *t;
-		uint32_t i;
+		bool v4 = F.dm && (dev->mode & SACC_MODE_V3);
 
 		if ((F.cq_tail + 1) % dev->cq_entries == cq_head)
 			break;
 		if (d.opcode == SACC_OP_NOP) {
 			c.status = SACC_STS_OK;
-		} else if (d.opcode > SACC_OP_XFORM) {
+		} else if (d.opcode > SACC_OP_XFORM &&
+			   !(v4 && d.opcode == SACC_OP_FILL)) {
 			c.status = SACC_STS_BAD_OPCODE;
 		} else if (d.length < 1 || d.length > SACC_MAX_XFER) {
 			c.status = SACC_STS_BAD_LENGTH;
 		} else {
-			s = xlate(d.src, d.length, false);
-			t = xlate(d.dst, d.length, true);
-			if (!s || !t) {
-				c.status = SACC_STS_DMA_FAULT;
-			} else {
-				for (i = 0; i < d.length; i++)
-					t[i] = s[i] ^ (d.opcode == SACC_OP_XFORM
-							   ? SACC_XFORM_KEY
-							   : 0);
-				c.result_len = d.length;
-			}
+			dev_data_op(&d, &c);
 		}
 		switch (F.corrupt) {
 		case C_REQ_ID_UNKNOWN:
@@ -140,8 +166,36 @@ static unsigned int dev_run(unsigned int max)
 	return n;
 }
 
+/*
+ * A v0.4 device's memory for @dev: @size bytes of anonymous memory
+ * standing in for the BAR4 mapping (libsacc munmaps it at close), and
+ * VERSION 4.  Before sacc_queue_alloc() for an SQ in device memory.
+ */
+static void fake_devmem(struct sacc_dev *dev, uint64_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert(p != MAP_FAILED);
+	dev->version = SACC_VERSION;
+	ck_assert_int_eq(sacc_devmem_attach(dev, p, size), 0);
+	F.dm = p;
+	F.dm_size = size;
+}
+
+static struct sacc_dev *fake_open_mode(uint32_t sq, uint32_t cq, uint32_t mode,
+				       uint64_t devmem);
+
 /* A sacc_dev with everything but VFIO: what sacc_open() would build. */
 static struct sacc_dev *fake_open(uint32_t sq, uint32_t cq)
+{
+	return fake_open_mode(sq, cq, 0, 0);
+}
+
+/* The same with MODE @mode (SACC_MODE_*) and, if @devmem, that much
+ * device memory (v0.4; an SQ there with SACC_MODE_SQ_DEV). */
+static struct sacc_dev *fake_open_mode(uint32_t sq, uint32_t cq, uint32_t mode,
+				       uint64_t devmem)
 {
 	struct sacc_iommu_info info = {
 	    .has_iova_ranges = true, .nr_ranges = 1, .pgsizes = 4096};
@@ -170,13 +224,16 @@ static struct sacc_dev *fake_open(uint32_t sq, uint32_t cq)
 	dev->regs[SACC_REG_STATUS / 4] = SACC_STATUS_READY;
 	dev->regs[SACC_REG_CTRL / 4] = SACC_CTRL_ENABLE;
 	dev->req_fd = -1;
+	memset(&F, 0, sizeof(F));
+	dev->mode = mode;
+	if (devmem)
+		fake_devmem(dev, devmem);
 	ck_assert_int_eq(sacc_queue_alloc(dev), 0);
 	ck_assert_int_eq(sacc_sq_init(&dev->sq, sacc_buf_va(dev->sq_buf), sq),
 			 0);
 	ck_assert_int_eq(sacc_cq_init(&dev->cq, sacc_buf_va(dev->cq_buf), cq),
 			 0);
 	dev->initialised = true;
-	memset(&F, 0, sizeof(F));
 	F.dev = dev;
 	F.phase = 1;
 	return dev;
@@ -186,6 +243,8 @@ static void fake_close(struct sacc_dev *dev)
 {
 	sacc_queue_free(dev);
 	sacc_buf_free_all(dev);
+	sacc_devmem_close(dev);
+	F.dm = NULL;
 	sacc_dev_dma_close(dev);
 	sacc_bar_unmap(dev);
 	if (dev->irq_fd >= 0)
@@ -1390,6 +1449,555 @@ START_TEST(test_not_initialised)
 }
 END_TEST
 
+/* ---- v0.4 device memory ---- */
+
+/* The allocator alone: first fit, page granularity, exhaustion, merges
+ * on free in every arrangement, refusals of what was not allocated. */
+START_TEST(test_devmem_pool)
+{
+	struct sacc_devmem_pool *p;
+	uint64_t a, b, c, d, used, big;
+	uint32_t allocs, ext;
+
+	ck_assert_int_eq(sacc_devmem_pool_create(0, &p), -EINVAL);
+	ck_assert_int_eq(sacc_devmem_pool_create(4097, &p), -EINVAL);
+	ck_assert_int_eq(sacc_devmem_pool_create(16 * 4096, &p), 0);
+	ck_assert_int_eq(sacc_devmem_pool_take(p, 0, &a), -EINVAL);
+	ck_assert_int_eq(sacc_devmem_pool_take(p, 16 * 4096 + 1, &a), -ENOSPC);
+	/* page granular, page aligned, first fit from 0 */
+	ck_assert_int_eq(sacc_devmem_pool_take(p, 1, &a), 0);
+	ck_assert_int_eq(sacc_devmem_pool_take(p, 4097, &b), 0);
+	ck_assert_int_eq(sacc_devmem_pool_take(p, 4096, &c), 0);
+	ck_assert_uint_eq(a, 0);
+	ck_assert_uint_eq(b, 4096);
+	ck_assert_uint_eq(c, 3 * 4096);
+	sacc_devmem_pool_usage(p, &used, &big, &allocs, &ext);
+	ck_assert_uint_eq(used, 4 * 4096);
+	ck_assert_uint_eq(big, 12 * 4096);
+	ck_assert_uint_eq(allocs, 3);
+	ck_assert_uint_eq(ext, 1);
+	/* exhaustion: 12 pages left, in one run */
+	ck_assert_int_eq(sacc_devmem_pool_take(p, 13 * 4096, &d), -ENOSPC);
+	ck_assert_int_eq(sacc_devmem_pool_take(p, 12 * 4096, &d), 0);
+	ck_assert_uint_eq(d, 4 * 4096);
+	ck_assert_int_eq(sacc_devmem_pool_take(p, 1, &d), -ENOSPC);
+	ck_assert_int_eq(sacc_devmem_pool_give(p, d, 12 * 4096), 0);
+	/* a hole at b (2 pages): first fit puts 1 page there, 3 after c */
+	ck_assert_int_eq(sacc_devmem_pool_give(p, b, 4097), 0);
+	sacc_devmem_pool_usage(p, NULL, &big, NULL, &ext);
+	ck_assert_uint_eq(ext, 2);
+	ck_assert_uint_eq(big, 12 * 4096);
+	ck_assert_int_eq(sacc_devmem_pool_take(p, 3 * 4096, &d), 0);
+	ck_assert_uint_eq(d, 4 * 4096);
+	ck_assert_int_eq(sacc_devmem_pool_take(p, 100, &b), 0);
+	ck_assert_uint_eq(b, 4096);
+	/* refused: a double free, a free range, misaligned, past the end */
+	ck_assert_int_eq(sacc_devmem_pool_give(p, 2 * 4096, 4096), -EINVAL);
+	ck_assert_int_eq(sacc_devmem_pool_give(p, 100, 4096), -EINVAL);
+	ck_assert_int_eq(sacc_devmem_pool_give(p, 15 * 4096, 2 * 4096),
+			 -EINVAL);
+	ck_assert_int_eq(sacc_devmem_pool_give(p, a, 4096), 0);
+	ck_assert_int_eq(sacc_devmem_pool_give(p, a, 4096), -EINVAL);
+	/* merges: with the next (b), with both (c between free runs),
+	 * with the previous (d) */
+	ck_assert_int_eq(sacc_devmem_pool_give(p, b, 100), 0);
+	sacc_devmem_pool_usage(p, NULL, NULL, NULL, &ext);
+	ck_assert_uint_eq(ext, 2); /* [0, 3 pages) and after d */
+	ck_assert_int_eq(sacc_devmem_pool_give(p, c, 4096), 0);
+	sacc_devmem_pool_usage(p, &used, NULL, &allocs, &ext);
+	ck_assert_uint_eq(ext, 2);
+	ck_assert_uint_eq(allocs, 1);
+	ck_assert_uint_eq(used, 3 * 4096);
+	ck_assert_int_eq(sacc_devmem_pool_give(p, d, 3 * 4096), 0);
+	sacc_devmem_pool_usage(p, &used, &big, &allocs, &ext);
+	ck_assert_uint_eq(used, 0);
+	ck_assert_uint_eq(big, 16 * 4096);
+	ck_assert_uint_eq(allocs, 0);
+	ck_assert_uint_eq(ext, 1);
+	ck_assert_int_eq(sacc_devmem_pool_give(p, 0, 4096), -EINVAL);
+	sacc_devmem_pool_destroy(p);
+}
+END_TEST
+
+/* Many allocations and frees in a scrambled order against a page map:
+ * no overlap, every page accounted for, all merged back at the end
+ * (and the extent array never needs memory to give back). */
+START_TEST(test_devmem_pool_churn)
+{
+	enum { PAGES = 256, N = 64 };
+	struct sacc_devmem_pool *p;
+	uint64_t off[N], len[N], used, big;
+	uint8_t owner[PAGES];
+	uint32_t allocs, ext, x = 12345;
+	int live = 0;
+
+	memset(owner, 0xff, sizeof(owner));
+	memset(len, 0, sizeof(len));
+	ck_assert_int_eq(sacc_devmem_pool_create(PAGES * 4096, &p), 0);
+	for (int round = 0; round < 4000; round++) {
+		int k;
+
+		x = x * 1103515245 + 12345;
+		k = (int)((x >> 8) % N);
+		if (len[k]) {
+			ck_assert_int_eq(
+			    sacc_devmem_pool_give(p, off[k], len[k]), 0);
+			for (uint64_t q = 0; q < (len[k] + 4095) / 4096; q++)
+				owner[off[k] / 4096 + q] = 0xff;
+			len[k] = 0;
+			live--;
+			continue;
+		}
+		len[k] = 1 + (x >> 12) % (6 * 4096);
+		if (sacc_devmem_pool_take(p, len[k], &off[k])) {
+			len[k] = 0;
+			continue;
+		}
+		ck_assert_uint_eq(off[k] % 4096, 0);
+		for (uint64_t q = 0; q < (len[k] + 4095) / 4096; q++) {
+			ck_assert_uint_eq(owner[off[k] / 4096 + q], 0xff);
+			owner[off[k] / 4096 + q] = (uint8_t)k;
+		}
+		live++;
+	}
+	used = 0;
+	for (int q = 0; q < PAGES; q++)
+		used += owner[q] != 0xff ? 4096 : 0;
+	sacc_devmem_pool_usage(p, &big, NULL, &allocs, &ext);
+	ck_assert_uint_eq(big, used);
+	ck_assert_uint_eq(allocs, (uint32_t)live);
+	ck_assert_uint_le(ext, allocs + 1);
+	for (int k = 0; k < N; k++)
+		if (len[k])
+			ck_assert_int_eq(
+			    sacc_devmem_pool_give(p, off[k], len[k]), 0);
+	sacc_devmem_pool_usage(p, &used, &big, &allocs, &ext);
+	ck_assert_uint_eq(used, 0);
+	ck_assert_uint_eq(big, PAGES * 4096);
+	ck_assert_uint_eq(ext, 1);
+	sacc_devmem_pool_destroy(p);
+}
+END_TEST
+
+/* sacc_devmem_alloc(): device buffers, their accessors, the messages,
+ * and a channel handle allocating from its device's memory. */
+START_TEST(test_devmem_alloc)
+{
+	struct sacc_dev *dev = fake_open(8, 8), *ch;
+	struct sacc_buf *a, *b, *c, *h;
+	struct sacc_devmem_info in;
+	uint8_t *va;
+
+	/* a v0.3 device: no device memory, and why */
+	sacc_err_set(&dev->devmem_why, ENOTSUP,
+		     "the device has VERSION 3; device memory needs a v0.4 "
+		     "device (VERSION 4 or later)");
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 4096, "x", &a), -ENOTSUP);
+	ck_assert_ptr_null(a);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "no device memory"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "VERSION 3"));
+	ck_assert_int_eq(sacc_devmem_info(dev, &in), 0);
+	ck_assert(!in.mapped);
+	ck_assert_ptr_nonnull(strstr(in.why, "v0.4"));
+
+	fake_devmem(dev, 16 * 4096);
+	memset(F.dm, 0xee, 16 * 4096); /* what an earlier user left */
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 0, "z", &a), -EINVAL);
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 17 * 4096, "z", &a), -EINVAL);
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 100, "a", &a), 0);
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 8192, "b", &b), 0);
+	ck_assert(sacc_buf_is_dev(a) && sacc_buf_is_dev(b));
+	ck_assert_uint_eq(sacc_buf_devaddr(a), 0);
+	ck_assert_uint_eq(sacc_buf_devaddr(b), 4096);
+	ck_assert_ptr_eq(sacc_buf_va(b), F.dm + 4096);
+	ck_assert_uint_eq(sacc_buf_len(a), 100);
+	ck_assert_uint_eq(sacc_buf_iova(a), 0);
+	ck_assert_int_eq(sacc_buf_dir(a), SACC_DMA_BIDIRECTIONAL);
+	ck_assert_str_eq(sacc_buf_name(a), "a");
+	va = sacc_buf_va(a);
+	ck_assert_uint_eq(va[0], 0); /* zeroed, whole pages */
+	ck_assert_uint_eq(va[4095], 0);
+	ck_assert_uint_eq(F.dm[3 * 4096], 0xee); /* nothing past b */
+	/* a host buffer is not device memory */
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 10, SACC_DMA_TO_DEVICE, "host", &h), 0);
+	ck_assert(!sacc_buf_is_dev(h));
+	ck_assert_uint_eq(sacc_buf_devaddr(h), UINT64_MAX);
+
+	/* full: what is in use and free, the largest run */
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 14 * 4096, "big", &c), -ENOSPC);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "out of device memory"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "'big'"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "12 KiB of 64 KiB"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "52 KiB free"));
+	ck_assert_int_eq(sacc_devmem_info(dev, &in), 0);
+	ck_assert(in.mapped);
+	ck_assert_ptr_null(in.why);
+	ck_assert_uint_eq(in.size, 16 * 4096);
+	ck_assert_uint_eq(in.used, 3 * 4096);
+	ck_assert_uint_eq(in.largest_free, 13 * 4096);
+	ck_assert_uint_eq(in.buffers, 2);
+
+	/* a channel's handle: the device's memory, the channel's buffer */
+	ch = calloc(1, sizeof(*ch));
+	ck_assert_ptr_nonnull(ch);
+	memcpy(ch->bdf, dev->bdf, sizeof(ch->bdf));
+	ch->root = dev;
+	ch->chan = 3;
+	ch->version = dev->version;
+	ck_assert_int_eq(sacc_devmem_alloc(ch, 5000, "c", &c), 0);
+	ck_assert_str_eq(sacc_buf_name(c), "ch3:c");
+	ck_assert_uint_eq(sacc_buf_devaddr(c), 3 * 4096);
+	ck_assert_int_eq(sacc_devmem_info(ch, &in), 0);
+	ck_assert_uint_eq(in.used, 5 * 4096);
+	ck_assert_ptr_eq(ch->bufs, c);
+
+	/* busy buffers stay; freed ones merge back */
+	a->inflight = 1;
+	ck_assert_int_eq(sacc_buf_free(a), -EBUSY);
+	a->inflight = 0;
+	ck_assert_int_eq(sacc_buf_free(b), 0);
+	ck_assert_int_eq(sacc_buf_free(a), 0);
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 3 * 4096, "again", &a), 0);
+	ck_assert_uint_eq(sacc_buf_devaddr(a), 0);
+	sacc_buf_free_all(ch); /* what closing the channel does */
+	free(ch);
+	ck_assert_int_eq(sacc_devmem_info(dev, &in), 0);
+	ck_assert_uint_eq(in.used, 3 * 4096);
+	ck_assert_uint_eq(in.largest_free, 13 * 4096);
+	fake_close(dev);
+}
+END_TEST
+
+/* The descriptor sacc_submit() wrote into SQ slot @slot. */
+static struct sacc_desc sq_desc(struct sacc_dev *dev, uint32_t slot)
+{
+	return ((struct sacc_desc *)sacc_buf_va(dev->sq_buf))[slot];
+}
+
+/* Every direction of MEMCPY and XFORM, FILL into either memory: the
+ * flags and addresses in the descriptors, then the bytes. */
+START_TEST(test_devmem_submit)
+{
+	struct sacc_dev *dev = fake_open_mode(16, 16, SACC_MODE_V3, 16 * 4096);
+	struct sacc_buf *hs, *hd, *ds, *dd;
+	struct sacc_result r[8];
+	struct sacc_desc d;
+	struct sacc_op ops[6];
+	uint8_t *hsv, *hdv, *dsv, *ddv;
+	int i;
+
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "hs", &hs), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "hd", &hd), 0);
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 4096, "ds", &ds), 0);
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 8192, "dd", &dd), 0);
+	hsv = sacc_buf_va(hs);
+	hdv = sacc_buf_va(hd);
+	dsv = sacc_buf_va(ds);
+	ddv = sacc_buf_va(dd);
+	for (i = 0; i < 4096; i++) {
+		hsv[i] = (uint8_t)(i * 3);
+		dsv[i] = (uint8_t)(i * 5 + 1);
+	}
+	/* H2D, D2H, D2D, H2H (xform), FILL to device, FILL to host */
+	ops[0] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+				  .len = 256,
+				  .src = hs,
+				  .src_off = 16,
+				  .dst = dd,
+				  .dst_off = 100,
+				  .cookie = 0};
+	ops[1] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+				  .len = 300,
+				  .src = ds,
+				  .src_off = 7,
+				  .dst = hd,
+				  .cookie = 1};
+	ops[2] = (struct sacc_op){.opcode = SACC_OP_XFORM,
+				  .len = 512,
+				  .src = ds,
+				  .dst = dd,
+				  .dst_off = 4096,
+				  .cookie = 2};
+	ops[3] = (struct sacc_op){.opcode = SACC_OP_XFORM,
+				  .len = 64,
+				  .src = hs,
+				  .dst = hd,
+				  .dst_off = 1024,
+				  .cookie = 3};
+	ops[4] = (struct sacc_op){.opcode = SACC_OP_FILL,
+				  .len = 21,
+				  .dst = dd,
+				  .dst_off = 5000,
+				  .pattern = 0x0807060504030201ull,
+				  .cookie = 4};
+	ops[5] = (struct sacc_op){.opcode = SACC_OP_FILL,
+				  .len = 10,
+				  .dst = hd,
+				  .dst_off = 2000,
+				  .pattern = 0x1122334455667788ull,
+				  .flags = SACC_OPF_IRQ,
+				  .cookie = 5};
+	ck_assert_int_eq(sacc_submit(dev, ops, 6), 6);
+	d = sq_desc(dev, 0);
+	ck_assert_uint_eq(d.flags, SACC_DESC_F_DST_DEV);
+	ck_assert_uint_eq(d.src, sacc_buf_iova(hs) + 16);
+	ck_assert_uint_eq(d.dst, sacc_buf_devaddr(dd) + 100);
+	ck_assert_uint_eq(d.length, 256);
+	d = sq_desc(dev, 1);
+	ck_assert_uint_eq(d.flags, SACC_DESC_F_SRC_DEV);
+	ck_assert_uint_eq(d.src, sacc_buf_devaddr(ds) + 7);
+	ck_assert_uint_eq(d.dst, sacc_buf_iova(hd));
+	d = sq_desc(dev, 2);
+	ck_assert_uint_eq(d.flags, SACC_DESC_F_SRC_DEV | SACC_DESC_F_DST_DEV);
+	ck_assert_uint_eq(d.dst, sacc_buf_devaddr(dd) + 4096);
+	d = sq_desc(dev, 3);
+	ck_assert_uint_eq(d.flags, 0);
+	d = sq_desc(dev, 4);
+	ck_assert_uint_eq(d.opcode, SACC_OP_FILL);
+	ck_assert_uint_eq(d.flags, SACC_DESC_F_DST_DEV);
+	ck_assert_uint_eq(d.src, 0x0807060504030201ull);
+	ck_assert_uint_eq(d.dst, sacc_buf_devaddr(dd) + 5000);
+	ck_assert_uint_eq(d.length, 21);
+	d = sq_desc(dev, 5);
+	ck_assert_uint_eq(d.flags, SACC_DESC_F_IRQ);
+	ck_assert_uint_eq(d.src, 0x1122334455667788ull);
+	ck_assert_uint_eq(d.dst, sacc_buf_iova(hd) + 2000);
+	/* device buffers are pinned while named, as host ones are */
+	ck_assert_int_eq(sacc_buf_free(dd), -EBUSY);
+	ck_assert_int_eq(reap_all(dev, r, 6), 6);
+	for (i = 0; i < 6; i++) {
+		ck_assert_uint_eq(r[i].status, SACC_STS_OK);
+		ck_assert_uint_eq(r[i].result_len, r[i].len);
+	}
+	ck_assert_mem_eq(ddv + 100, hsv + 16, 256);
+	ck_assert_mem_eq(hdv, dsv + 7, 300);
+	for (i = 0; i < 512; i++)
+		ck_assert_uint_eq(ddv[4096 + i], dsv[i] ^ SACC_XFORM_KEY);
+	for (i = 0; i < 64; i++)
+		ck_assert_uint_eq(hdv[1024 + i], hsv[i] ^ SACC_XFORM_KEY);
+	for (i = 0; i < 21; i++)
+		ck_assert_uint_eq(ddv[5000 + i], 1 + i % 8);
+	ck_assert_uint_eq(ddv[5021], 0);
+	ck_assert_uint_eq(hdv[2000], 0x88);
+	ck_assert_uint_eq(hdv[2007], 0x11);
+	ck_assert_uint_eq(hdv[2008], 0x88);
+	ck_assert_uint_eq(hdv[2009], 0x77);
+	ck_assert_uint_eq(hdv[2010], 0);
+	/* sacc_write() and timestamps into device memory: DST_DEV */
+	ck_assert_int_eq(
+	    sacc_write(dev, dd, 64, "hello", 5, SACC_WRITE_INLINE, 0, 9), 1);
+	d = sq_desc(dev, 6);
+	ck_assert_uint_eq(d.opcode, SACC_OP_WRITE_INLINE);
+	ck_assert_uint_eq(d.flags, SACC_DESC_F_DST_DEV);
+	ck_assert_uint_eq(d.dst, sacc_buf_devaddr(dd) + 64);
+	ops[0] = (struct sacc_op){.opcode = SACC_OP_TIMESTAMP, .dst = dd};
+	ck_assert_int_eq(sacc_submit(dev, ops, 1), 1);
+	d = sq_desc(dev, 8);
+	ck_assert_uint_eq(d.opcode, SACC_OP_TIMESTAMP);
+	ck_assert_uint_eq(d.flags, SACC_DESC_F_DST_DEV);
+	fake_close(dev);
+}
+END_TEST
+
+/* What sacc_submit() refuses, all or nothing, with what to do. */
+START_TEST(test_devmem_reject)
+{
+	struct sacc_dev *dev = fake_open_mode(8, 8, 0, 16 * 4096);
+	struct sacc_buf *hs, *dd;
+	struct sacc_op ok = {.opcode = SACC_OP_NOP}, op[2];
+
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "hs", &hs), 0);
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 4096, "dd", &dd), 0);
+	op[0] = ok;
+	/* a v0.2 channel (no MODE.V3): no device memory, no FILL */
+	op[1] = (struct sacc_op){
+	    .opcode = SACC_OP_MEMCPY, .len = 64, .src = hs, .dst = dd};
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "op 1 (memcpy)"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "dst 'dd'"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "SACC_OPEN_V3"));
+	op[1] = (struct sacc_op){
+	    .opcode = SACC_OP_MEMCPY, .len = 64, .src = dd, .dst = dd};
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "src 'dd'"));
+	op[1] = (struct sacc_op){.opcode = SACC_OP_FILL, .len = 64, .dst = dd};
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "MODE.V3"));
+	/* MODE.V3 on a v0.3 device: it needs v0.4 */
+	dev->mode = SACC_MODE_V3;
+	dev->version = SACC_VERSION_V03;
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "v0.4 device"));
+	op[1] = (struct sacc_op){
+	    .opcode = SACC_OP_MEMCPY, .len = 64, .src = hs, .dst = dd};
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "VERSION 3"));
+	dev->version = SACC_VERSION;
+	/* FILL: length, no src */
+	op[1] = (struct sacc_op){.opcode = SACC_OP_FILL, .len = 0, .dst = dd};
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	op[1].len = SACC_MAX_XFER + 1;
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	op[1] = (struct sacc_op){
+	    .opcode = SACC_OP_FILL, .len = 8, .src = hs, .dst = dd};
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "src must be NULL"));
+	op[1] = (struct sacc_op){.opcode = SACC_OP_FILL, .len = 8};
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	/* bounds as for host buffers */
+	op[1] = (struct sacc_op){
+	    .opcode = SACC_OP_FILL, .len = 100, .dst = dd, .dst_off = 4000};
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "past its end"));
+	op[1] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+				 .len = 4096,
+				 .src = dd,
+				 .src_off = 1,
+				 .dst = dd};
+	ck_assert_int_eq(sacc_submit(dev, op, 2), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "src 'dd'"));
+	/* nothing reached the device, nothing is pinned */
+	ck_assert_uint_eq(dev->stats.doorbells, 0);
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	ck_assert_int_eq(sacc_buf_free(dd), 0);
+	/* open flags: SQ_DEV makes rings, NO_INIT has none */
+	{
+		struct sacc_open_opts o = {.flags = SACC_OPEN_SQ_DEV |
+						    SACC_OPEN_NO_INIT};
+		struct sacc_dev *x;
+
+		ck_assert_int_eq(sacc_open("00:03.0", &o, &x), -EINVAL);
+		ck_assert_ptr_nonnull(strstr(sacc_errmsg(NULL), "drop one"));
+		o.flags = 1u << 7;
+		ck_assert_int_eq(sacc_open("00:03.0", &o, &x), -EINVAL);
+	}
+	fake_close(dev);
+}
+END_TEST
+
+/* The SQ in device memory (MODE.SQ_DEV): libsacc writes descriptors and
+ * inline payloads through the mapping, the device reads them there. */
+START_TEST(test_devmem_sq)
+{
+	struct sacc_dev *dev =
+	    fake_open_mode(8, 8, SACC_MODE_V3 | SACC_MODE_SQ_DEV, 16 * 4096);
+	struct sacc_devmem_info in;
+	struct sacc_result r[4];
+	struct sacc_buf *dd;
+	struct sacc_op op[3];
+
+	ck_assert(sacc_buf_is_dev(dev->sq_buf));
+	ck_assert_ptr_eq(sacc_dev_sq_va(dev), F.dm);
+	ck_assert_uint_eq(sacc_dev_sq_iova(dev), 0);
+	ck_assert_uint_eq(sacc_buf_addr(dev->sq_buf), 0); /* SQ_BASE */
+	ck_assert(!sacc_buf_is_dev(dev->cq_buf));	  /* the CQ: host */
+	ck_assert_int_eq(sacc_devmem_info(dev, &in), 0);
+	ck_assert_uint_eq(in.used, 4096); /* the ring's page */
+	ck_assert_uint_eq(in.buffers, 1);
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 4096, "dd", &dd), 0);
+	op[0] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = 1};
+	op[1] = (struct sacc_op){.opcode = SACC_OP_FILL,
+				 .len = 16,
+				 .dst = dd,
+				 .pattern = 0xabababababababab,
+				 .cookie = 2};
+	op[2] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = 3};
+	ck_assert_int_eq(sacc_submit(dev, op, 3), 3);
+	ck_assert_uint_eq(((struct sacc_desc *)F.dm)[1].opcode, SACC_OP_FILL);
+	ck_assert_int_eq(reap_all(dev, r, 3), 3);
+	ck_assert_uint_eq(r[1].status, SACC_STS_OK);
+	ck_assert_uint_eq(((uint8_t *)sacc_buf_va(dd))[15], 0xab);
+	/* the ring is libsacc's */
+	ck_assert_int_eq(sacc_buf_free(dev->sq_buf), -EINVAL);
+	fake_close(dev);
+}
+END_TEST
+
+/* A device memory range past DEVMEM_SIZE is a per-descriptor fault the
+ * journal records as dev_read / dev_write at the device address, from
+ * the device's record or, when that is a later descriptor's, rebuilt
+ * from the descriptor against DEVMEM_SIZE (never the IOMMU). */
+START_TEST(test_devmem_fault_journal)
+{
+	struct sacc_dev *dev = fake_open_mode(8, 8, SACC_MODE_V3, 16 * 4096);
+	struct sacc_journal_event ev[16];
+	char dir[] = "/tmp/sacc-journal-XXXXXX", path[64];
+	struct sacc_journal *j;
+	struct sacc_result r[3];
+	struct sacc_desc d = {0};
+	struct sacc_buf *hd;
+	int id1, id2, id3, n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/j.jsonl", dir);
+	ck_assert_int_eq(sacc_journal_open_path(&j, path, dev->bdf, NULL), 0);
+	sacc_dev_journal_attach(dev, j);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "hd", &hd), 0);
+	/* 1: D2H, src runs past the end (recorded by the device) */
+	d.opcode = SACC_OP_MEMCPY;
+	d.flags = SACC_DESC_F_SRC_DEV;
+	d.src = 16 * 4096 - 8;
+	d.dst = sacc_buf_iova(hd);
+	d.length = 64;
+	id1 = sacc_submit_raw(dev, &d);
+	/* 2: FILL past the end; 3: H2D... wrapping past 2^64 (rebuilt) */
+	d = (struct sacc_desc){.opcode = SACC_OP_FILL,
+			       .flags = SACC_DESC_F_DST_DEV,
+			       .src = 0x55,
+			       .dst = 1ull << 40,
+			       .length = 8};
+	id2 = sacc_submit_raw(dev, &d);
+	d = (struct sacc_desc){.opcode = SACC_OP_XFORM,
+			       .flags =
+				   SACC_DESC_F_SRC_DEV | SACC_DESC_F_DST_DEV,
+			       .src = 0,
+			       .dst = UINT64_MAX - 3,
+			       .length = 8};
+	id3 = sacc_submit_raw(dev, &d);
+	ck_assert_int_eq(dev_run(8), 3);
+	set_fault_regs(dev, 16 * 4096 - 8, SACC_FAULT_DEV_READ, (uint32_t)id1,
+		       1);
+	ck_assert_int_eq(sacc_poll(dev, r, 1), 1);
+	set_fault_regs(dev, 0x999, SACC_FAULT_SRC_READ, 999, 3);
+	ck_assert_int_eq(sacc_poll(dev, r + 1, 2), 2);
+	for (int i = 0; i < 3; i++)
+		ck_assert_uint_eq(r[i].status, SACC_STS_DMA_FAULT);
+	n = read_journal(path, ev, 16);
+	ck_assert_int_eq(n, 6); /* ranges, reset, map hd, 3 faults */
+	ck_assert_uint_eq(ev[3].req_id, (uint32_t)id1);
+	ck_assert_uint_eq(ev[3].access, SACC_FAULT_DEV_READ);
+	ck_assert_uint_eq(ev[3].addr, 16 * 4096 - 8);
+	ck_assert(!ev[3].write);
+	ck_assert_uint_eq(ev[4].req_id, (uint32_t)id2);
+	ck_assert_uint_eq(ev[4].access, SACC_FAULT_DEV_WRITE);
+	ck_assert(ev[4].write);
+	ck_assert_uint_eq(ev[4].addr, 1ull << 40);
+	ck_assert_uint_eq(ev[4].opcode, SACC_OP_FILL);
+	ck_assert_uint_eq(ev[5].req_id, (uint32_t)id3);
+	ck_assert_uint_eq(ev[5].access, SACC_FAULT_DEV_WRITE);
+	ck_assert_uint_eq(ev[5].addr, UINT64_MAX - 3);
+	ck_assert_str_eq(sacc_fault_access_name(ev[4].access), "dev_write");
+
+	/* a fatal fault at a device address says so, not "IOVA" */
+	dev->regs[SACC_REG_STATUS / 4] = SACC_STATUS_ERROR;
+	dev->regs[SACC_REG_ERR_CODE / 4] = SACC_ERR_DMA;
+	set_fault_regs(dev, 0x123, SACC_FAULT_DEV_WRITE | SACC_FAULT_IS_WRITE,
+		       5, 4);
+	ck_assert_int_eq(sacc_fatal_msg(dev, "test"), -EIO);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "device address 0x123"));
+	ck_assert_ptr_null(strstr(sacc_errmsg(dev), "IOVA"));
+	sacc_dev_journal_close(dev);
+	fake_close(dev);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 /* ---- sysfs against a fake tree ---- */
 
 static char root[64];
@@ -1556,6 +2164,18 @@ static Suite *libsacc_suite(void)
 	tcase_add_test(tc, test_wait_forever_device_reset);
 	tcase_add_test(tc, test_hung_device_bounded);
 	tcase_add_test(tc, test_device_request);
+	suite_add_tcase(s, tc);
+
+	/* v0.4: device memory, FILL, the SQ in device memory */
+	tc = tcase_create("devmem");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_devmem_pool);
+	tcase_add_test(tc, test_devmem_pool_churn);
+	tcase_add_test(tc, test_devmem_alloc);
+	tcase_add_test(tc, test_devmem_submit);
+	tcase_add_test(tc, test_devmem_reject);
+	tcase_add_test(tc, test_devmem_sq);
+	tcase_add_test(tc, test_devmem_fault_journal);
 	suite_add_tcase(s, tc);
 	return s;
 }

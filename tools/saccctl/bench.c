@@ -18,12 +18,16 @@ void usage_bench(FILE *f)
 {
 	fputs(
 	    "usage: saccctl bench BDF [--op nop|memcpy|xform|write-inline|"
-	    "timestamp]\n"
+	    "timestamp|fill]\n"
 	    "                       [--size N] [--batch N] [--qd N]\n"
 	    "                       [--doorbell tail|token|syscall] [--irq]\n"
+	    "                       [--src host|dev] [--dst host|dev] "
+	    "[--pattern X]\n"
+	    "                       [--ring host|dev]\n"
 	    "                       [--channels N | --chain N | --sweep "
 	    "LIST |\n"
-	    "                        --breakdown [--sizes LIST]] [--repeat N]\n"
+	    "                        --breakdown [--sizes LIST] |\n"
+	    "                        --sq-write LIST] [--repeat N]\n"
 	    "                       [--events FILE [--events-max N]]\n"
 	    "                       [--doorbell-store] [--reg-read]\n"
 	    "                       [--load CH:OP:SIZE]... [--seconds S] "
@@ -35,8 +39,17 @@ void usage_bench(FILE *f)
 	    "doorbells per op, and guest memcpy() bandwidth at the same size\n"
 	    "as the reference ceiling.\n\n"
 	    "  --op OP        nop, memcpy (default), xform, write-inline "
-	    "(size <= 4K)\n"
-	    "                 or timestamp\n"
+	    "(size <= 4K),\n"
+	    "                 timestamp or fill (v0.4; --pattern X, default\n"
+	    "                 0x8877665544332211)\n"
+	    "  --src M, --dst M  v0.4, plain bench: source (memcpy, xform) "
+	    "and\n"
+	    "                 destination in host (DMA) memory (default) or "
+	    "dev\n"
+	    "                 (the device's memory, BAR4)\n"
+	    "  --ring M       v0.4: the measured handle's SQ in host "
+	    "(default) or\n"
+	    "                 device memory (MODE.SQ_DEV)\n"
 	    "  --size N       bytes per operation, 1..1M, K/M suffixes "
 	    "(default 4K)\n"
 	    "  --batch N      operations per doorbell (default 1)\n"
@@ -67,6 +80,14 @@ void usage_bench(FILE *f)
 	    "                 the rest (API - engine) and its share\n"
 	    "  --sizes LIST   --breakdown's sizes (default "
 	    "8,64,512,4K,32K,256K,1M)\n"
+	    "  --sq-write LIST  e.g. 1,64,1024: the CPU's cost of writing N "
+	    "32-byte\n"
+	    "                 descriptors into the SQ (--ring host or dev), "
+	    "ns per\n"
+	    "                 descriptor; stored as libsacc does, a release "
+	    "fence\n"
+	    "                 per batch, no doorbell (the device never sees "
+	    "them)\n"
 	    "  --repeat N     run N times, print min / median / max of every "
 	    "figure\n"
 	    "                 (plain bench and --breakdown)\n"
@@ -159,6 +180,59 @@ static int parse_sizes(const char *arg, struct bench_cfg *c, const char *opt)
 		c->sweep[c->nsweep++] = v;
 	}
 	free(list);
+	return 0;
+}
+
+/* --sq-write N,...: batch sizes 1..65535 */
+static int parse_sq_write(const char *arg, struct bench_cfg *c)
+{
+	char *list = strdup(arg), *tok, *save;
+	uint64_t v;
+
+	if (!list)
+		return fail("out of memory");
+	c->nsqw = 0;
+	for (tok = strtok_r(list, ",", &save); tok;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (c->nsqw == BENCH_SWEEP_MAX || !parse_u64(tok, &v) ||
+		    v < 1 || v >= SACC_RING_MAX_ENTRIES) {
+			free(list);
+			return usage_error(usage_bench, "bench",
+					   "--sq-write takes up to %u counts "
+					   "1..%u, comma separated, not '%s'",
+					   BENCH_SWEEP_MAX,
+					   SACC_RING_MAX_ENTRIES - 1, arg);
+		}
+		c->sqw[c->nsqw++] = v;
+	}
+	free(list);
+	return c->nsqw ? 0
+		       : usage_error(usage_bench, "bench",
+				     "--sq-write needs counts, e.g. 1,64,1024");
+}
+
+/* v0.4's options: which modes they go with.  0 or the exit status. */
+static int check_bench_v4(const struct bench_cfg *c, bool sweep)
+{
+	bool other = sweep || c->breakdown || c->chain || c->channels > 1;
+	int ret = check_op_args(&c->a, "bench", usage_bench);
+
+	if (ret)
+		return ret;
+	if (c->nsqw &&
+	    (other || c->repeat > 1 || c->db_store || c->reg_read || c->nload))
+		return usage_error(usage_bench, "bench",
+				   "--sq-write is a mode of its own (with "
+				   "--ring and --json only)");
+	if ((c->a.src_given || c->a.dst_dev || c->a.op == SACC_OP_FILL) &&
+	    (other || c->nsqw))
+		return usage_error(usage_bench, "bench",
+				   "--src, --dst and --op fill go with the "
+				   "plain bench");
+	if (c->a.ring_dev && other)
+		return usage_error(usage_bench, "bench",
+				   "--ring dev goes with the plain bench and "
+				   "--sq-write");
 	return 0;
 }
 
@@ -264,6 +338,8 @@ static int bench_option(int ch, struct bench_cfg *c, struct bench_given *g,
 					   "'%s'",
 					   SACC_EVENTS_MAX, optarg);
 		break;
+	case OPT_SQ_WRITE:
+		return parse_sq_write(optarg, c);
 	case 'h':
 		usage_bench(stdout);
 		return -1;
@@ -334,7 +410,7 @@ static int check_bench_cfg(struct bench_cfg *c, const struct bench_given *g)
 				   "--batch %llu is larger than --qd %llu",
 				   (unsigned long long)c->a.batch,
 				   (unsigned long long)c->qd);
-	return 0;
+	return check_bench_v4(c, g->sweep);
 }
 
 static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
@@ -360,7 +436,9 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 	    {"doorbell-store", no_argument, NULL, 'D'},
 	    {"reg-read", no_argument, NULL, 'G'},
 	    {"load", required_argument, NULL, 'L'},
+	    {"sq-write", required_argument, NULL, OPT_SQ_WRITE},
 	    {"help", no_argument, NULL, 'h'},
+	    OP_ARGS_V4_LONGOPTS,
 	    {NULL, 0, NULL, 0}};
 	static char bdf[SACC_BDF_MAX];
 	struct bench_given g = {0};
@@ -373,6 +451,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 	c->seconds = 2;
 	c->channels = 1;
 	c->repeat = 1;
+	c->a.pattern = FILL_PATTERN_DEFAULT;
 	*events = NULL;
 	*events_max = 1u << 20;
 	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jC:N:S:BZ:R:E:M:DGL:h",
@@ -496,6 +575,27 @@ static void run_histograms(const struct bench_run *b, double f[NFIG])
 	f[F_RC_MAX] = (double)b->rc->max;
 }
 
+/* @n results reaped at @now into the histograms; returns @failed plus
+ * those with an error status (the first few printed). */
+static uint64_t account(struct bench_run *b, uint32_t n, uint64_t now,
+			uint64_t failed)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		const struct sacc_result *x = &b->res[i];
+
+		h_add(b->h, now - b->ts[x->cookie]);
+		h_add(b->eh, x->engine_ns);
+		if (x->status == SACC_STS_OK)
+			continue;
+		if (failed < 5)
+			fprintf(stderr, "saccctl: req_id %u: status %u (%s)\n",
+				x->req_id, x->status,
+				sacc_status_str(x->status));
+		failed++;
+	}
+	return failed;
+}
+
 /* One timed run on @b's handle: the figures into @f; 0 or 1. */
 static int run_once(const struct bench_cfg *c, struct bench_run *b,
 		    double f[NFIG])
@@ -555,22 +655,7 @@ static int run_once(const struct bench_cfg *c, struct bench_run *b,
 			return fail("%s", sacc_errmsg(dev));
 		now = now_ns();
 		if (r > 0) {
-			for (i = 0; i < (uint32_t)r; i++) {
-				const struct sacc_result *x = &b->res[i];
-
-				h_add(h, now - b->ts[x->cookie]);
-				h_add(eh, x->engine_ns);
-				if (x->status != SACC_STS_OK) {
-					if (failed < 5)
-						fprintf(
-						    stderr,
-						    "saccctl: req_id %u: "
-						    "status %u (%s)\n",
-						    x->req_id, x->status,
-						    sacc_status_str(x->status));
-					failed++;
-				}
-			}
+			failed = account(b, (uint32_t)r, now, failed);
 			inflight -= (uint64_t)r;
 			last_progress = now;
 			continue;
@@ -630,7 +715,7 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *root,
 	struct bench_run b = {.dev = dev, .load = c->load, .nload = c->nload};
 	double(*f)[NFIG] = calloc(c->repeat, sizeof(*f));
 	double mc;
-	char sz[32], label[96];
+	char label[96];
 	int rc = EXIT_FAIL;
 
 	b.data = c->a.op != SACC_OP_NOP;
@@ -648,14 +733,15 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *root,
 		goto out;
 	}
 	if (b.data) {
-		if (sacc_buf_alloc(dev, c->a.size, SACC_DMA_TO_DEVICE,
-				   "bench src", &b.src) ||
-		    sacc_buf_alloc(dev, c->a.size, SACC_DMA_FROM_DEVICE,
-				   "bench dst", &b.dst)) {
-			fail("%s", sacc_errmsg(dev));
+		/* --src/--dst dev: device memory; fill has no source */
+		if ((c->a.op != SACC_OP_FILL &&
+		     alloc_side(dev, c->a.size, c->a.src_dev,
+				SACC_DMA_TO_DEVICE, "bench src", &b.src)) ||
+		    alloc_side(dev, c->a.size, c->a.dst_dev,
+			       SACC_DMA_FROM_DEVICE, "bench dst", &b.dst))
 			goto out;
-		}
-		fill_pattern(sacc_buf_va(b.src), c->a.size, 7);
+		if (b.src)
+			fill_pattern(sacc_buf_va(b.src), c->a.size, 7);
 	}
 	for (uint32_t i = 0; i < c->a.batch; i++)
 		b.ops[i] = (struct sacc_op){
@@ -666,6 +752,7 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *root,
 		    .dst = b.dst,
 		    .data = c->a.op == SACC_OP_WRITE_INLINE ? sacc_buf_va(b.src)
 							    : NULL,
+		    .pattern = c->a.pattern,
 		};
 	if (bench_load_start(c->load, c->nload, root, sacc_dev_channel(dev)))
 		goto out;
@@ -680,16 +767,14 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *root,
 	bench_load_stop(c->load, c->nload);
 	mc = memcpy_mib_s(c->a.size,
 			  c->seconds / 4 > 0.5 ? 0.5 : c->seconds / 4);
-	snprintf(label, sizeof(label), "%s %s%s%s", c->bdf,
-		 sacc_opcode_str(c->a.op), b.data ? " " : "",
-		 b.data ? sacc_fmt_bytes(c->a.size, sz, sizeof(sz)) : "");
+	bench_label(c, b.data, label, sizeof(label));
 	if (c->repeat > 1 && !c->json)
 		printf("SACC bench: %s, batch %llu, queue depth %llu, %s "
-		       "doorbell, %s, %.1f s x %u\n\n",
+		       "doorbell, %s, %.1f s x %u%s\n\n",
 		       label, (unsigned long long)c->a.batch,
 		       (unsigned long long)c->qd, doorbell_name(c->a.doorbell),
-		       c->irq ? "interrupts" : "polling", c->seconds,
-		       c->repeat);
+		       c->irq ? "interrupts" : "polling", c->seconds, c->repeat,
+		       c->a.ring_dev ? ", SQ in device memory" : "");
 	if (c->repeat > 1) {
 		rc = bench_print_repeat(f, c, b.data, mc, "figure");
 		goto out;
@@ -705,10 +790,10 @@ static int bench_plain(struct bench_cfg *c, struct sacc_dev *root,
 		goto out;
 	}
 	printf("SACC bench: %s, batch %llu, queue depth %llu, %s "
-	       "doorbell, %s, %.1f s\n\n",
+	       "doorbell, %s, %.1f s%s\n\n",
 	       label, (unsigned long long)c->a.batch, (unsigned long long)c->qd,
 	       doorbell_name(c->a.doorbell), c->irq ? "interrupts" : "polling",
-	       c->seconds);
+	       c->seconds, c->a.ring_dev ? ", SQ in device memory" : "");
 	bench_print_run(f[0], c, b.data, mc, label);
 	bench_load_print(c->load, c->nload);
 	rc = EXIT_OK;
@@ -741,8 +826,12 @@ int cmd_bench(int argc, char **argv)
 		return rc < 0 ? EXIT_OK : rc;
 	opts.sq_entries = ring_for(c.qd);
 	opts.doorbell = c.a.doorbell;
+	opts.flags = c.a.ring_dev ? SACC_OPEN_SQ_DEV : 0;
 	if (c.nsweep || c.breakdown)
 		opts.sq_entries = 4096; /* 31 inline writes of 4 KiB */
+	for (unsigned int i = 0; i < c.nsqw; i++)
+		if (ring_for(c.sqw[i]) > opts.sq_entries)
+			opts.sq_entries = ring_for(c.sqw[i]);
 	if (events && bev_open(&c.ev, events, (uint32_t)events_max))
 		return EXIT_FAIL;
 	if (open_handle(c.bdf, &opts, &root, &dev)) {
@@ -753,7 +842,9 @@ int cmd_bench(int argc, char **argv)
 	/* a sync sample before anything runs, another after (bev_sync) */
 	if (bev_attach(&c.ev, dev) || bev_sync(&c.ev, dev))
 		goto out;
-	if (c.breakdown)
+	if (c.nsqw)
+		rc = bench_sq_write(&c, dev);
+	else if (c.breakdown)
 		rc = bench_breakdown(&c, dev);
 	else if (c.nsweep)
 		rc = bench_sweep(&c, dev);

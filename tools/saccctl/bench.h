@@ -12,6 +12,9 @@
 #define BENCH_REPEAT_MAX 100
 #define BENCH_LOAD_MAX	 8
 
+/* --sq-write's long option (past struct op_args's, saccctl.h) */
+enum { OPT_SQ_WRITE = 0x120 };
+
 /* --load CH:OP:SIZE: channel CH kept busy while the bench measures
  * (bench_load.c) */
 struct bench_load {
@@ -56,6 +59,8 @@ struct bench_cfg {
 	struct bench_load load[BENCH_LOAD_MAX]; /* --load */
 	unsigned int nload;
 	struct bench_events ev;
+	uint64_t sqw[BENCH_SWEEP_MAX]; /* --sq-write N,...: 0 = off */
+	unsigned int nsqw;
 };
 
 /* The figures of one run: what --repeat gives the spread of. */
@@ -103,6 +108,14 @@ int bench_channels(struct bench_cfg *c, struct sacc_dev *root,
 		   struct sacc_dev *h0);
 int bench_chain(const struct bench_cfg *c, struct sacc_dev *h);
 int bench_sweep(const struct bench_cfg *c, struct sacc_dev *h);
+
+/* bench_sqwrite.c: --sq-write, the CPU's cost of writing descriptors
+ * into the SQ (host memory or device memory, --ring); 0 or 1 */
+int bench_sq_write(const struct bench_cfg *c, struct sacc_dev *h);
+
+/* "0000:00:03.0 memcpy 4 KiB" and, off the default, where the bytes go
+ * ("H2D", "D2D", "to dev"): the bench's label. */
+void bench_label(const struct bench_cfg *c, bool data, char *buf, size_t len);
 
 /* bench_breakdown.c: API time against engine time per size; 0 or 1 */
 int bench_breakdown(struct bench_cfg *c, struct sacc_dev *h);

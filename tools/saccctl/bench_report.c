@@ -59,6 +59,27 @@ void bench_json_head(struct json_object *o, const struct bench_cfg *c,
 	jset_u64(o, "queue_depth", c->qd);
 	jset_str(o, "doorbell", doorbell_name(c->a.doorbell));
 	jset_bool(o, "irq", c->irq);
+	/* v0.4: where the bytes and the SQ are */
+	jset_str(o, "src", mem_name(c->a.src_dev));
+	jset_str(o, "dst", mem_name(c->a.dst_dev));
+	jset_str(o, "ring", mem_name(c->a.ring_dev));
+	if (c->a.op == SACC_OP_FILL)
+		jset_hex(o, "pattern", c->a.pattern);
+}
+
+void bench_label(const struct bench_cfg *c, bool data, char *buf, size_t len)
+{
+	bool copy = c->a.op == SACC_OP_MEMCPY || c->a.op == SACC_OP_XFORM;
+	char sz[32], dir[16] = "";
+
+	if (copy && (c->a.src_dev || c->a.dst_dev))
+		snprintf(dir, sizeof(dir), " %c2%c", c->a.src_dev ? 'D' : 'H',
+			 c->a.dst_dev ? 'D' : 'H');
+	else if (c->a.dst_dev)
+		snprintf(dir, sizeof(dir), " to dev");
+	snprintf(buf, len, "%s %s%s%s%s", c->bdf, sacc_opcode_str(c->a.op),
+		 data ? " " : "",
+		 data ? sacc_fmt_bytes(c->a.size, sz, sizeof(sz)) : "", dir);
 }
 
 /* One run as bench --json has always printed it (@o: bench_json_head()). */

@@ -18,7 +18,9 @@ void usage_info(FILE *f)
 	    "Opening the device through VFIO resets it (vfio-pci does an FLR\n"
 	    "on open), so registers show the state after that reset. Also\n"
 	    "says where libsacc journals the device's faults (saccctl\n"
-	    "faults), or why it cannot.\n\n"
+	    "faults), or why it cannot, and the device memory (v0.4, BAR4):\n"
+	    "its size and what this process has allocated of it (none:\n"
+	    "allocations are per process, and the FLR at open zeroes it).\n\n"
 	    "  --json   one JSON object\n"
 	    "  -h, --help\n",
 	    f);
@@ -95,6 +97,8 @@ struct info {
 	uint64_t pgsizes;
 	uint64_t vals[NREGS];
 	char journal[PATH_MAX], journal_why[512];
+	struct sacc_devmem_info dm; /* v0.4 device memory */
+	char dm_why[512];
 };
 
 /* 0 with the device in @bdf, -1 after --help, else the exit status. */
@@ -170,6 +174,10 @@ static int read_device(const char *bdf, struct info *in)
 			sacc_reg_read(dev, regs[i].off + 4, &hi32);
 		in->vals[i] = lo32 | (uint64_t)hi32 << 32;
 	}
+	sacc_devmem_info(dev, &in->dm);
+	snprintf(in->dm_why, sizeof(in->dm_why), "%s",
+		 in->dm.why ? in->dm.why : "");
+	in->dm.why = NULL; /* dev's, which goes */
 	jp = sacc_dev_journal(dev, &jwhy);
 	snprintf(in->journal, sizeof(in->journal), "%s", jp ? jp : "");
 	snprintf(in->journal_why, sizeof(in->journal_why), "%s",
@@ -233,7 +241,38 @@ static int print_info_json(const struct info *in, int rc)
 	for (i = 0; i < (int)NREGS; i++)
 		jset_hex(a, regs[i].name, in->vals[i]);
 	jset(o, "registers", a);
+	a = jobj();
+	jset_u64(a, "size", in->dm.size);
+	jset_bool(a, "mapped", in->dm.mapped);
+	jset_u64(a, "used", in->dm.used);
+	jset_u64(a, "buffers", in->dm.buffers);
+	jset_u64(a, "largest_free", in->dm.largest_free);
+	jset_str(a, "error", in->dm_why[0] ? in->dm_why : NULL);
+	jset(o, "devmem", a);
 	return jprint(o, JSON_SPACED) ? EXIT_FAIL : rc;
+}
+
+/* Device memory (v0.4): its size, and how much of it this process's
+ * libsacc has allocated (allocations are per process: saccctl info's
+ * own handle has none). */
+static void print_devmem(const struct info *in)
+{
+	char sz[32], used[32];
+
+	if (!in->dm.mapped && !in->dm.size) {
+		printf("  device mem   none: %s\n", in->dm_why);
+		return;
+	}
+	if (!in->dm.mapped) {
+		printf("  device mem   %s, not usable here: %s\n",
+		       sacc_fmt_bytes(in->dm.size, sz, sizeof(sz)), in->dm_why);
+		return;
+	}
+	printf("  device mem   %s in BAR4, %s in use (%u buffer%s) by this "
+	       "process\n",
+	       sacc_fmt_bytes(in->dm.size, sz, sizeof(sz)),
+	       sacc_fmt_bytes(in->dm.used, used, sizeof(used)), in->dm.buffers,
+	       in->dm.buffers == 1 ? "" : "s");
 }
 
 /* Identity, group and BARs: what sysfs shows, opened or not. */
@@ -266,8 +305,10 @@ static void print_identity(const struct info *in)
 		       in->bars[i].flags & 0x100 ? "io" : "memory",
 		       i == SACC_BAR_REGS
 			   ? " (page 0 registers, page 1 doorbell)"
-		       : i == SACC_BAR_MSIX ? " (MSI-X table and PBA)"
-					    : "");
+		       : i == SACC_BAR_MSIX   ? " (MSI-X table and PBA)"
+		       : i == SACC_BAR_CHAN   ? " (device page, channel blocks)"
+		       : i == SACC_BAR_DEVMEM ? " (device memory)"
+					      : "");
 	}
 }
 
@@ -301,6 +342,7 @@ static int print_info_text(const struct info *in, int rc)
 		       in->journal_why);
 	else
 		printf("\n  journal      %s\n", in->journal);
+	print_devmem(in);
 	printf("  registers\n");
 	for (i = 0; i < (int)NREGS; i++) {
 		decode(&regs[i], in->vals[i], dec, sizeof(dec));

@@ -15,9 +15,12 @@ void usage_run(FILE *f)
 {
 	fputs(
 	    "usage: saccctl run BDF [--op "
-	    "nop|memcpy|xform|write-inline|timestamp]\n"
-	    "                     [--size N]"
-	    "                     [--count N] [--batch N] [--irq] [--verify]\n"
+	    "nop|memcpy|xform|write-inline|timestamp|fill]\n"
+	    "                     [--size N] [--count N] [--batch N] [--irq] "
+	    "[--verify]\n"
+	    "                     [--src host|dev] [--dst host|dev] "
+	    "[--pattern X]\n"
+	    "                     [--ring host|dev]\n"
 	    "                     [--doorbell tail|token|syscall] [--timeout "
 	    "S] "
 	    "[--json]\n\n"
@@ -27,9 +30,10 @@ void usage_run(FILE *f)
 	    "result_len = size). Each operation of a batch has its own source\n"
 	    "and destination range, refilled for every batch.\n\n"
 	    "  --op OP        nop, memcpy (default), xform (copy XOR 0x17),\n"
-	    "                 write-inline (the bytes in the SQ, size <= 4K) "
+	    "                 write-inline (the bytes in the SQ, size <= 4K),\n"
+	    "                 timestamp (the device clock, 8 bytes, to dst) "
 	    "or\n"
-	    "                 timestamp (the device clock, 8 bytes, to dst)\n"
+	    "                 fill (v0.4: --pattern repeated over dst)\n"
 	    "  --size N       bytes per operation, 1..1M; K and M suffixes\n"
 	    "                 (default 4K; ignored for nop)\n"
 	    "  --count N      operations in all (default 1)\n"
@@ -37,7 +41,19 @@ void usage_run(FILE *f)
 	    "  --irq          wait for completions by MSI-X interrupt instead\n"
 	    "                 of polling\n"
 	    "  --verify       check destination bytes (memcpy: equal to the\n"
-	    "                 source; xform: source XOR 0x17)\n"
+	    "                 source; xform: source XOR 0x17; fill: the "
+	    "pattern),\n"
+	    "                 device memory read back through BAR4\n"
+	    "  --src M, --dst M  v0.4: where the source (memcpy, xform) and "
+	    "the\n"
+	    "                 destination are: host (DMA memory, default) or "
+	    "dev\n"
+	    "                 (the device's memory, BAR4): H2D, D2H, D2D, H2H\n"
+	    "  --pattern X    --op fill's 8 bytes, little endian (default\n"
+	    "                 0x8877665544332211: bytes 11 22 ... 88)\n"
+	    "  --ring M       v0.4: the SQ in host memory (default) or in "
+	    "device\n"
+	    "                 memory (dev: MODE.SQ_DEV)\n"
 	    "  --doorbell M   tail (default; also 'mmap': store to the mapped\n"
 	    "                 page), syscall (pwrite on the VFIO device) or\n"
 	    "                 token (token doorbell + PUT word, channel 1)\n"
@@ -85,6 +101,7 @@ static int parse_run_args(int argc, char **argv, struct run_cfg *c)
 	    {"timeout", required_argument, NULL, 't'},
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
+	    OP_ARGS_V4_LONGOPTS,
 	    {NULL, 0, NULL, 0}};
 	static char bdf[SACC_BDF_MAX];
 	int ch, ret;
@@ -95,6 +112,7 @@ static int parse_run_args(int argc, char **argv, struct run_cfg *c)
 	c->count = 1;
 	c->a.batch = 1;
 	c->timeout = 10;
+	c->a.pattern = FILL_PATTERN_DEFAULT;
 	while ((ch = cmd_getopt(argc, argv, "o:s:n:b:ivd:t:jh", lo,
 				usage_run)) != -1) {
 		switch (ch) {
@@ -131,6 +149,9 @@ static int parse_run_args(int argc, char **argv, struct run_cfg *c)
 				return ret < 0 ? EXIT_USAGE : ret;
 		}
 	}
+	ret = check_op_args(&c->a, "run", usage_run);
+	if (ret)
+		return ret;
 	ret = parse_bdf_operand(argc, argv, bdf, "run", usage_run);
 	if (ret)
 		return ret;
@@ -195,9 +216,11 @@ struct run_state {
 	struct sacc_result *res;
 	struct hist *eh; /* engine_ns of the ok operations */
 	bool data;	 /* not nop: there are bytes */
-	bool v3;	 /* write-inline or timestamp: no src buffer */
+	bool v3;	 /* write-inline, timestamp, fill: no src buffer */
+	bool fill;	 /* fill: dst is the pattern */
 	uint8_t key;	 /* dst = src XOR key */
 	uint64_t done, ok, failed, verified, mismatched;
+	struct sacc_devmem_info dm; /* at the end; size 0: none */
 };
 
 /* The next @b operations, each with its own range of src and dst; src
@@ -220,20 +243,36 @@ static void prepare_batch(const struct run_cfg *c, struct run_state *s,
 		    .data = c->a.op == SACC_OP_WRITE_INLINE
 				? (uint8_t *)sacc_buf_va(s->src) + i * c->a.size
 				: NULL,
+		    .pattern = c->a.pattern,
 		};
 	}
 	if (!s->data)
 		return;
-	fill_pattern(sacc_buf_va(s->src), b * c->a.size, seq);
+	/* Device memory too: through the BAR4 mapping, plain stores. */
+	if (s->src)
+		fill_pattern(sacc_buf_va(s->src), b * c->a.size, seq);
 	/* Poison that cannot pass for the right answer. */
 	for (i = 0; i < b; i++) {
-		uint8_t *src = (uint8_t *)sacc_buf_va(s->src) + i * c->a.size;
+		uint8_t *src =
+		    s->src ? (uint8_t *)sacc_buf_va(s->src) + i * c->a.size
+			   : NULL;
 		uint8_t *dst = (uint8_t *)sacc_buf_va(s->dst) + i * c->a.size;
 		size_t j;
 
 		for (j = 0; j < c->a.size; j++)
-			dst[j] = (uint8_t) ~(src[j] ^ s->key);
+			dst[j] =
+			    (uint8_t) ~(s->fill ? pattern_byte(c->a.pattern, j)
+						: src[j] ^ s->key);
 	}
+}
+
+/* Index of the first byte of @dst that is not FILL's @pattern, or -1. */
+static long first_unfilled(const uint8_t *dst, size_t len, uint64_t pattern)
+{
+	for (size_t i = 0; i < len; i++)
+		if (dst[i] != pattern_byte(pattern, i))
+			return (long)i;
+	return -1;
 }
 
 /* @x's status and length, and with --verify its destination bytes. */
@@ -260,9 +299,12 @@ static void check_result(const struct run_cfg *c, struct run_state *s,
 	h_add(s->eh, x->engine_ns);
 	if (!c->verify || !s->data || c->a.op == SACC_OP_TIMESTAMP)
 		return;
-	src = (uint8_t *)sacc_buf_va(s->src) + x->cookie * c->a.size;
+	/* dst (and src) in device memory: read back through BAR4 */
 	dst = (uint8_t *)sacc_buf_va(s->dst) + x->cookie * c->a.size;
-	at = first_diff(src, dst, c->a.size, s->key);
+	src = s->fill ? NULL
+		      : (uint8_t *)sacc_buf_va(s->src) + x->cookie * c->a.size;
+	at = s->fill ? first_unfilled(dst, c->a.size, c->a.pattern)
+		     : first_diff(src, dst, c->a.size, s->key);
 	if (at < 0) {
 		s->verified++;
 		return;
@@ -272,7 +314,8 @@ static void check_result(const struct run_cfg *c, struct run_state *s,
 			"saccctl: op %llu (req_id %u): dst byte %ld is 0x%02x, "
 			"expected 0x%02x\n",
 			(unsigned long long)n, x->req_id, at, dst[at],
-			(uint8_t)(src[at] ^ s->key));
+			s->fill ? pattern_byte(c->a.pattern, (uint64_t)at)
+				: (uint8_t)(src[at] ^ s->key));
 	s->mismatched++;
 }
 
@@ -310,6 +353,11 @@ static int print_run_json(const struct run_cfg *c, const struct run_state *s,
 	jset_u64(o, "count", c->count);
 	jset_u64(o, "batch", c->a.batch);
 	jset_str(o, "doorbell", doorbell_name(c->a.doorbell));
+	jset_str(o, "src", mem_name(c->a.src_dev));
+	jset_str(o, "dst", mem_name(c->a.dst_dev));
+	jset_str(o, "ring", mem_name(c->a.ring_dev));
+	if (s->fill)
+		jset_hex(o, "pattern", c->a.pattern);
 	jset_bool(o, "irq", c->irq);
 	jset_bool(o, "verify", c->verify);
 	jset_u64(o, "ok", s->ok);
@@ -333,6 +381,13 @@ static int print_run_json(const struct run_cfg *c, const struct run_state *s,
 	jset_u64(eng, "p50", h_pct(eh, 0.50));
 	jset_u64(eng, "p99", h_pct(eh, 0.99));
 	jset(o, "engine_ns", eng);
+	if (s->dm.size) {
+		struct json_object *dm = jobj();
+
+		jset_u64(dm, "size", s->dm.size);
+		jset_u64(dm, "used", s->dm.used);
+		jset(o, "devmem", dm);
+	}
 	return jprint(o, JSON_SPACED);
 }
 
@@ -340,13 +395,23 @@ static void print_run_text(const struct run_cfg *c, const struct run_state *s,
 			   const struct sacc_stats *st, uint64_t ns)
 {
 	const struct hist *eh = s->eh;
-	char sz[32];
+	char sz[32], used[32], pat[24];
 
+	snprintf(pat, sizeof(pat), "%016llx", (unsigned long long)c->a.pattern);
 	printf("%s: %s%s%s x %llu, batch %llu, %s doorbell, %s\n", c->bdf,
 	       sacc_opcode_str(c->a.op), s->data ? " " : "",
 	       s->data ? sacc_fmt_bytes(c->a.size, sz, sizeof(sz)) : "",
 	       (unsigned long long)c->count, (unsigned long long)c->a.batch,
 	       doorbell_name(c->a.doorbell), c->irq ? "interrupts" : "polling");
+	if (s->dm.size)
+		printf("  src %s, dst %s, SQ in %s memory%s%s; device memory "
+		       "%s in use of %s\n",
+		       s->v3 ? "-" : mem_name(c->a.src_dev),
+		       s->data ? mem_name(c->a.dst_dev) : "-",
+		       c->a.ring_dev ? "device" : "host",
+		       s->fill ? ", pattern 0x" : "", s->fill ? pat : "",
+		       sacc_fmt_bytes(s->dm.used, used, sizeof(used)),
+		       sacc_fmt_bytes(s->dm.size, sz, sizeof(sz)));
 	printf("  %llu ok, %llu failed", (unsigned long long)s->ok,
 	       (unsigned long long)s->failed);
 	if (c->verify && s->data)
@@ -383,7 +448,9 @@ int cmd_run(int argc, char **argv)
 	s.data = c.a.op != SACC_OP_NOP;
 	/* write-inline: the bytes from src's range go in the SQ;
 	 * timestamp: 8 bytes of clock to dst, nothing to compare */
-	s.v3 = c.a.op == SACC_OP_WRITE_INLINE || c.a.op == SACC_OP_TIMESTAMP;
+	s.v3 = c.a.op == SACC_OP_WRITE_INLINE || c.a.op == SACC_OP_TIMESTAMP ||
+	       c.a.op == SACC_OP_FILL;
+	s.fill = c.a.op == SACC_OP_FILL;
 	s.key = c.a.op == SACC_OP_XFORM ? SACC_XFORM_KEY : 0;
 	/* an inline write takes 1 + its payload's slots */
 	opts.sq_entries =
@@ -391,6 +458,7 @@ int cmd_run(int argc, char **argv)
 				      ? 1 + SACC_INLINE_SLOTS(c.a.size)
 				      : 1));
 	opts.doorbell = c.a.doorbell;
+	opts.flags = c.a.ring_dev ? SACC_OPEN_SQ_DEV : 0;
 	if (open_handle(c.bdf, &opts, &root, &s.dev))
 		return EXIT_FAIL;
 	rc = EXIT_FAIL;
@@ -402,13 +470,14 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	bytes = c.a.batch * c.a.size;
-	if (s.data && (sacc_buf_alloc(s.dev, bytes, SACC_DMA_TO_DEVICE,
-				      "run src", &s.src) ||
-		       sacc_buf_alloc(s.dev, bytes, SACC_DMA_FROM_DEVICE,
-				      "run dst", &s.dst))) {
-		fail("%s", sacc_errmsg(s.dev));
+	/* write-inline's bytes come from src's range (host memory); fill
+	 * has no source */
+	if (s.data &&
+	    ((!s.fill && alloc_side(s.dev, bytes, c.a.src_dev,
+				    SACC_DMA_TO_DEVICE, "run src", &s.src)) ||
+	     alloc_side(s.dev, bytes, c.a.dst_dev, SACC_DMA_FROM_DEVICE,
+			"run dst", &s.dst)))
 		goto out;
-	}
 	t0 = now_ns();
 	while (s.done < c.count) {
 		b = (uint32_t)(c.count - s.done < c.a.batch ? c.count - s.done
@@ -419,6 +488,8 @@ int cmd_run(int argc, char **argv)
 	}
 	t1 = now_ns();
 	sacc_stats(s.dev, &st);
+	if (c.a.src_dev || c.a.dst_dev || c.a.ring_dev)
+		sacc_devmem_info(s.dev, &s.dm);
 	if (c.json) {
 		if (print_run_json(&c, &s, &st, t1 - t0))
 			goto out; /* rc is EXIT_FAIL */

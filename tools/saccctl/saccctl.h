@@ -76,12 +76,32 @@ bool parse_double(const char *s, double *out);
 bool parse_opcode(const char *s, uint16_t *op);
 bool parse_doorbell(const char *s, enum sacc_doorbell *db);
 
-/* What run and bench both take: --op, --size, --batch, --doorbell. */
+/* What run and bench both take: --op, --size, --batch, --doorbell;
+ * v0.4: --src, --dst, --ring (host or device memory), --pattern. */
 struct op_args {
 	uint16_t op;
 	uint64_t size, batch;
 	enum sacc_doorbell doorbell;
+	bool src_dev, dst_dev; /* --src dev, --dst dev */
+	bool src_given;	       /* --src was given (host or dev) */
+	bool ring_dev;	       /* --ring dev: SACC_OPEN_SQ_DEV */
+	bool pattern_given;
+	uint64_t pattern; /* --op fill */
 };
+
+/* FILL's pattern when --pattern is not given: bytes 11 22 ... 88 */
+#define FILL_PATTERN_DEFAULT 0x8877665544332211ull
+
+/* The long options of struct op_args's v0.4 part, for an option table
+ * (their values are past every short option's). */
+enum { OPT_SRC = 0x100, OPT_DST, OPT_RING, OPT_PATTERN };
+/* clang-format off */
+#define OP_ARGS_V4_LONGOPTS                                    \
+	{"src", required_argument, NULL, OPT_SRC},             \
+	{"dst", required_argument, NULL, OPT_DST},             \
+	{"ring", required_argument, NULL, OPT_RING},           \
+	{"pattern", required_argument, NULL, OPT_PATTERN}
+/* clang-format on */
 
 /*
  * Handle option @ch of @cmd if it is one of struct op_args's: 0 if it
@@ -89,6 +109,21 @@ struct op_args {
  */
 int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
 		 void (*usage)(FILE *f));
+/* After the options: do --op, --src, --dst and --pattern go together?
+ * 0, or usage_error()'s 2. */
+int check_op_args(const struct op_args *a, const char *cmd,
+		  void (*usage)(FILE *f));
+/* "host" or "dev", as --src, --dst and --ring take them. */
+const char *mem_name(bool dev);
+/* @len bytes for @h: device memory (@dev) or a DMA buffer mapped
+ * @dir; 0, or fail()'s 1 with libsacc's message. */
+int alloc_side(struct sacc_dev *h, size_t len, bool dev, enum sacc_dma_dir dir,
+	       const char *name, struct sacc_buf **out);
+/* Byte @i of FILL's @pattern (little endian, repeating every 8). */
+static inline uint8_t pattern_byte(uint64_t pattern, uint64_t i)
+{
+	return (uint8_t)(pattern >> (8 * (i % 8)));
+}
 
 /* The one BDF operand after the options, a SACC device bound to
  * vfio-pci (require_sacc_vfio()): 0, or 2 with a message on stderr. */
@@ -175,8 +210,10 @@ const char *doorbell_name(enum sacc_doorbell db);
 /*
  * Open @bdf for run/bench: channel 0 with SACC_OPEN_V3 (engine time,
  * write-inline, timestamp; without it on a device before v0.3); with the
- * token doorbell, channel 1 (token mode is a channel's).  *h is the
- * handle to use, *dev the device (close that).  0, or fail()'s 1.
+ * token doorbell, channel 1 (token mode is a channel's).  @o->flags may
+ * carry SACC_OPEN_SQ_DEV (--ring dev): the measured handle's SQ in
+ * device memory.  *h is the handle to use, *dev the device (close
+ * that).  0, or fail()'s 1.
  */
 int open_handle(const char *bdf, const struct sacc_open_opts *o,
 		struct sacc_dev **dev, struct sacc_dev **h);

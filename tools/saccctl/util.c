@@ -137,6 +137,83 @@ uint32_t ring_for(uint64_t inflight)
 	return n;
 }
 
+/* A number, 0x-prefixed hex or decimal, all 64 bits. */
+static bool parse_hex_u64(const char *s, uint64_t *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !isdigit((unsigned char)*s))
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return false;
+	*out = v;
+	return true;
+}
+
+const char *mem_name(bool dev)
+{
+	return dev ? "dev" : "host";
+}
+
+/* --src, --dst, --ring: host or dev */
+static int parse_mem_arg(int ch, const char *arg, struct op_args *a,
+			 const char *cmd, void (*usage)(FILE *f))
+{
+	const char *opt = ch == OPT_SRC	  ? "--src"
+			  : ch == OPT_DST ? "--dst"
+					  : "--ring";
+	bool dev;
+
+	if (!strcmp(arg, "dev") || !strcmp(arg, "device"))
+		dev = true;
+	else if (!strcmp(arg, "host"))
+		dev = false;
+	else
+		return usage_error(usage, cmd,
+				   "%s must be host (DMA memory) or dev (the "
+				   "device's memory, BAR4), not '%s'",
+				   opt, arg);
+	if (ch == OPT_SRC) {
+		a->src_dev = dev;
+		a->src_given = true;
+	} else if (ch == OPT_DST) {
+		a->dst_dev = dev;
+	} else {
+		a->ring_dev = dev;
+	}
+	return 0;
+}
+
+int check_op_args(const struct op_args *a, const char *cmd,
+		  void (*usage)(FILE *f))
+{
+	bool copy = a->op == SACC_OP_MEMCPY || a->op == SACC_OP_XFORM;
+
+	if (a->src_given && !copy)
+		return usage_error(usage, cmd,
+				   "--src goes with --op memcpy or xform: %s "
+				   "reads no source buffer",
+				   sacc_opcode_str(a->op));
+	if (a->dst_dev && a->op == SACC_OP_NOP)
+		return usage_error(usage, cmd,
+				   "--dst dev: --op nop writes nothing");
+	if (a->pattern_given && a->op != SACC_OP_FILL)
+		return usage_error(usage, cmd, "--pattern goes with --op fill");
+	return 0;
+}
+
+int alloc_side(struct sacc_dev *h, size_t len, bool dev, enum sacc_dma_dir dir,
+	       const char *name, struct sacc_buf **out)
+{
+	int ret = dev ? sacc_devmem_alloc(h, len, name, out)
+		      : sacc_buf_alloc(h, len, dir, name, out);
+
+	return ret ? fail("%s", sacc_errmsg(h)) : 0;
+}
+
 int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
 		 void (*usage)(FILE *f))
 {
@@ -145,9 +222,21 @@ int parse_op_arg(int ch, const char *arg, struct op_args *a, const char *cmd,
 		if (!parse_opcode(arg, &a->op))
 			return usage_error(usage, cmd,
 					   "--op must be nop, memcpy, xform, "
-					   "write-inline or timestamp, "
+					   "write-inline, timestamp or fill, "
 					   "not '%s'",
 					   arg);
+		return 0;
+	case OPT_SRC:
+	case OPT_DST:
+	case OPT_RING:
+		return parse_mem_arg(ch, arg, a, cmd, usage);
+	case OPT_PATTERN:
+		if (!parse_hex_u64(arg, &a->pattern))
+			return usage_error(usage, cmd,
+					   "--pattern must be a 64-bit number "
+					   "(0x... or decimal), not '%s'",
+					   arg);
+		a->pattern_given = true;
 		return 0;
 	case 's':
 		if (sacc_size_parse(arg, &a->size) || a->size < 1 ||
@@ -306,10 +395,14 @@ int open_handle(const char *bdf, const struct sacc_open_opts *o,
 
 	*dev = *h = NULL;
 	d.flags |= SACC_OPEN_V3;
-	if (d.doorbell == SACC_DOORBELL_PUT_TOKEN)
+	if (d.doorbell == SACC_DOORBELL_PUT_TOKEN) {
 		d.doorbell = SACC_DOORBELL_MMAP;
+		d.flags &= ~SACC_OPEN_SQ_DEV; /* channel 1's, not 0's */
+	}
 	if (sacc_open(bdf, &d, dev)) {
-		if (o->doorbell == SACC_DOORBELL_PUT_TOKEN)
+		/* --ring dev needs v0.4: its message says why not */
+		if (o->doorbell == SACC_DOORBELL_PUT_TOKEN ||
+		    (o->flags & SACC_OPEN_SQ_DEV))
 			return fail("%s", sacc_errmsg(NULL));
 		/* a device before v0.3: channel 0 as it always was */
 		d.flags &= ~SACC_OPEN_V3;
