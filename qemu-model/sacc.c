@@ -1213,7 +1213,7 @@ static void sacc_engine_make_way(SaccState *s)
 static uint32_t sacc_copy_unlocked(SaccState *s, SaccChannel *ch,
                                    SaccAtc *atc, SaccCopyPlan *plan,
                                    uint32_t nsrc, uint32_t ndst,
-                                   uint32_t upto, bool xform)
+                                   uint32_t upto, bool xform, bool fill)
 {
     static const bool stop_now = true;
     const SaccPiece *src = plan->src, *dst = plan->dst;
@@ -1237,7 +1237,8 @@ static uint32_t sacc_copy_unlocked(SaccState *s, SaccChannel *ch,
             g_usleep(s->copy_delay_us);
         }
     }
-    if (sacc_pieces_overlap(src, nsrc, dst, ndst, plan->tmp)) {
+    /* FILL's source is the channel's own page: it overlaps nothing */
+    if (!fill && sacc_pieces_overlap(src, nsrc, dst, ndst, plan->tmp)) {
         /* src as a whole first: stage it, then write dst from there */
         for (i = 0; i < nsrc; i++) {
             memcpy(s->bounce + src[i].off, src[i].ptr, src[i].len);
@@ -1368,7 +1369,8 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
     ndst = sacc_pieces_merge(plan->dst, ndst);
     if (upto > done) {
         moved = sacc_copy_unlocked(s, ch, atc, plan, nsrc, ndst,
-                                   upto - done, xform);
+                                   upto - done, xform,
+                                   d->opcode == SACC_OP_FILL);
         if (ch->epoch != epoch) { /* reset or disabled while we copied */
             return SACC_DMA_ABANDONED;
         }
