@@ -23,6 +23,7 @@ static const struct hw_name opcodes[] = {
     [SACC_OP_WRITE_INLINE] = {"write-inline", "write inline"},
     [SACC_OP_TIMESTAMP] = {"timestamp", "timestamp"},
     [SACC_OP_FILL] = {"fill", "fill"},
+    [SACC_OP_SEGMENT] = {"segment", "segment"},
 #ifdef SACC_HW_NAMES_TEST
     /* tests only: an opcode the tools must learn from this table alone */
     [0x7e] = {"test-fake", "test fake"},
@@ -54,6 +55,7 @@ static const struct hw_name accesses[] = {
     [SACC_FAULT_DEV_READ] = {"dev_read", "device memory read out of range"},
     [SACC_FAULT_DEV_WRITE] = {"dev_write",
                               "device memory write out of range"},
+    [SACC_FAULT_SEGMENT_READ] = {"segment_read", "segment fetch"},
 };
 
 /* The entry for number @i, NULL if the table has none. */

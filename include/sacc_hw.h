@@ -139,6 +139,7 @@
 #define SACC_FAULT_INLINE_READ		5u	/* inline payload slots of the SQ */
 #define SACC_FAULT_DEV_READ		6u	/* v0.4: src in device memory out of range */
 #define SACC_FAULT_DEV_WRITE		7u	/* v0.4: dst in device memory out of range */
+#define SACC_FAULT_SEGMENT_READ		8u	/* v0.4: a segment's fetch (host memory) */
 #define SACC_FAULT_IS_WRITE		(1u << 8)
 
 /* Ring geometry */
@@ -155,12 +156,18 @@
 #define SACC_OP_WRITE_INLINE		3u	/* MODE.V3: payload in the SQ slots after it */
 #define SACC_OP_TIMESTAMP		4u	/* MODE.V3: fence, then the clock to dst */
 #define SACC_OP_FILL			5u	/* MODE.V3, v0.4: src = a 64-bit pattern, repeated over dst */
+#define SACC_OP_SEGMENT			6u	/* MODE.V3, v0.4: run the commands of the segment at src */
 
 #define SACC_MAX_XFER			(1u << 20)	/* 1 MiB */
 #define SACC_INLINE_MAX			4096u
 /* SQ slots an inline payload of @len bytes occupies after its descriptor */
 #define SACC_INLINE_SLOTS(len)		(((uint64_t)(len) + 31) / 32)
 #define SACC_TIMESTAMP_LEN		8u
+/* v0.4 pushbuffer segments: commands in the descriptor format, inline
+ * payloads after their WRITE_INLINE, 32..SACC_SEGMENT_MAX bytes, a
+ * multiple of 32; no SEGMENT inside a segment. */
+#define SACC_SEGMENT_MAX		(64u * 1024)
+#define SACC_SEGMENT_ALIGN		32u
 
 /* Round robin (informative, the model's): a turn is at most this much
  * work on one channel before the next channel with work gets its turn. */
@@ -220,6 +227,10 @@ _Static_assert(SACC_DOORBELL(SACC_CHANNELS_MAX) <= SACC_DOORBELL_TOKEN &&
 	       "tail doorbells and the token doorbell share the doorbell page");
 _Static_assert(SACC_CHAN_BLOCK(SACC_CHANNELS_MAX) <= SACC_BAR2_SIZE,
 	       "every channel block fits BAR2");
+_Static_assert(SACC_SEGMENT_MAX % SACC_SEGMENT_ALIGN == 0 &&
+	       SACC_SEGMENT_ALIGN == sizeof(struct sacc_desc) &&
+	       SACC_SEGMENT_MAX <= SACC_MAX_XFER,
+	       "a segment is whole commands, fetched like one copy's source");
 _Static_assert(SACC_DEV_DEVMEM_SIZE + 8 <= SACC_CHAN_BASE,
 	       "the device registers fit BAR2 page 0");
 _Static_assert(SACC_BAR_DEVMEM > SACC_BAR_CHAN && SACC_BAR_DEVMEM % 2 == 0,
