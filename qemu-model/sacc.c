@@ -290,6 +290,12 @@ struct SaccState {
     uint32_t copies_held; /* atomic: copies that began that delay (tests) */
 
     bool db_any;          /* atomic: some channel's db_pending is set */
+    /*
+     * atomic: a vCPU rang a doorbell or wrote CQ_HEAD since the engine's
+     * big copy began: the copy makes way at its next piece
+     * (sacc_copy_unlocked(), sacc_yield_hint()).
+     */
+    bool copy_yield;
     uint32_t nr_channels; /* property "channels" */
     uint32_t rr_next;     /* channel whose turn comes next */
     uint32_t scratch;
@@ -1225,9 +1231,10 @@ static void sacc_engine_make_way(SaccState *s)
  * and listener are what make invalidations and map changes wait.
  *
  * Such a copy may also end part way (SaccCursor): after its first piece
- * if another channel has work now, else as soon as the engine is kicked
- * (a doorbell, locked or not, or a CQ_HEAD).  Returns the bytes moved,
- * [0, that) written.
+ * if another channel has work now, else as soon as a vCPU rings a
+ * doorbell or writes CQ_HEAD (copy_yield; the engine's own applying of
+ * doorbells does not count).  Returns the bytes moved, [0, that)
+ * written.
  */
 static uint32_t sacc_copy_unlocked(SaccState *s, SaccChannel *ch,
                                    SaccAtc *atc, SaccCopyPlan *plan,
@@ -1246,7 +1253,9 @@ static uint32_t sacc_copy_unlocked(SaccState *s, SaccChannel *ch,
     uint32_t i, moved;
 
     if (unlock && !ch->seg.active) { /* a segment's copies move whole */
-        stop = sacc_others_busy(s, ch) ? &stop_now : &s->engine_kicked;
+        qatomic_set(&s->copy_yield, false);
+        smp_mb(); /* cleared before we look: no vCPU's hint is lost */
+        stop = sacc_others_busy(s, ch) ? &stop_now : &s->copy_yield;
     }
     if (unlock) {
         qemu_mutex_lock(&s->dma_lock);
@@ -2067,6 +2076,17 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
 }
 
 /*
+ * A vCPU (not the engine applying what was posted) rang a doorbell or
+ * wrote CQ_HEAD: a big copy under way makes way at its next piece.
+ */
+static void sacc_yield_hint(SaccState *s)
+{
+    if (s->engine_thread && !qemu_thread_is_self(&s->engine)) {
+        qatomic_set(&s->copy_yield, true);
+    }
+}
+
+/*
  * There may be work: wake the engine.  Called under the BQL (CQ_HEAD, a
  * run that ran out of budget, doorbells) or, with the engine thread,
  * without it (sacc_doorbell_post()): a flag, a QemuEvent and a bottom half
@@ -2391,6 +2411,7 @@ static void sacc_cq_head_write(SaccState *s, SaccChannel *ch, uint32_t val)
         return;
     }
     trace_sacc_cq_head(ch->id, val, ch->ring.cq_tail);
+    sacc_yield_hint(s);
     ch->ring.cq_head = val;
     /* The slot may have unblocked a stalled ring. */
     if (!sacc_dev_ring_sq_empty(&ch->ring)) {
@@ -2710,6 +2731,7 @@ static void sacc_tail_doorbell(SaccState *s, SaccChannel *ch, uint64_t val)
                         SACC_TRACE_NS(TRACE_SACC_DOORBELL));
     /* Record only; the copy happens in the engine, not on the vCPU */
     ch->ring.sq_tail = val;
+    sacc_yield_hint(s);
     sacc_kick(s);
 }
 
@@ -2743,6 +2765,7 @@ static void sacc_token_doorbell(SaccState *s, uint64_t val)
     trace_sacc_doorbell_token(ch->id, ch->ring.sq_head,
                               SACC_TRACE_NS(TRACE_SACC_DOORBELL_TOKEN));
     ch->token = true;
+    sacc_yield_hint(s);
     sacc_kick(s);
 }
 
@@ -2856,6 +2879,7 @@ static bool sacc_doorbell_post(SaccState *s, hwaddr addr, uint64_t val,
         }
     }
     qatomic_set(&s->db_any, true);
+    qatomic_set(&s->copy_yield, true);
     return true;
 }
 
@@ -3185,6 +3209,7 @@ static bool sacc_cq_head_post(SaccState *s, unsigned int bar, hwaddr addr,
     /* xchg is a full barrier: cqh_pending is set before db_any. */
     qatomic_xchg(&ch->cqh_pending, (uint32_t)val + 1);
     qatomic_set(&s->db_any, true);
+    qatomic_set(&s->copy_yield, true);
     sacc_kick(s);
     return true;
 }
