@@ -3,7 +3,9 @@
 #
 # apply.sh QEMU_SRC_DIR - add the SACC device and its qtest to a QEMU tree.
 #
-# Copies qemu-model/sacc.c, include/sacc_hw.h, qemu-model/sacc-test.c and
+# Copies qemu-model/sacc.c, sacc.h, sacc-monitor.c and sacc.json (the
+# monitor's schema), include/sacc_hw.h, the names table (hw/names.c,
+# include/sacc_hw_names.h), qemu-model/sacc-test.c and
 # qemu-model/vtd-access-test.c into the tree, adds marked blocks to hw/misc/Kconfig,
 # hw/misc/meson.build, hw/misc/trace-events and tests/qtest/meson.build,
 # and applies qemu-model/patches/*.patch (fixes to QEMU's own devices).
@@ -27,8 +29,10 @@ for f in hw/misc/Kconfig hw/misc/meson.build hw/misc/trace-events \
 	 tests/qtest/meson.build include/hw/pci/msix.h; do
 	[ -f "$qemu/$f" ] || die "'$qemu' does not look like a QEMU source tree (no $f)"
 done
-for f in "$here/sacc.c" "$here/sacc-test.c" "$here/vtd-access-test.c" \
-	 "$here/trace-events" "$repo/include/sacc_hw.h"; do
+for f in "$here/sacc.c" "$here/sacc.h" "$here/sacc-monitor.c" "$here/sacc.json" \
+	 "$here/sacc-test.c" "$here/vtd-access-test.c" "$here/trace-events" \
+	 "$repo/include/sacc_hw.h" "$repo/include/sacc_hw_names.h" \
+	 "$repo/hw/names.c"; do
 	[ -f "$f" ] || die "missing $f"
 done
 grep -q 'qemu_bh_new_guarded' "$qemu/include/qemu/main-loop.h" ||
@@ -90,7 +94,20 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 install_if_changed "$here/sacc.c" "$qemu/hw/misc/sacc.c"
+install_if_changed "$here/sacc.h" "$qemu/include/hw/misc/sacc.h"
+install_if_changed "$here/sacc-monitor.c" "$qemu/hw/misc/sacc-monitor.c"
+install_if_changed "$here/sacc.json" "$qemu/qapi/sacc.json"
 install_if_changed "$repo/include/sacc_hw.h" "$qemu/include/hw/misc/sacc_hw.h"
+install_if_changed "$repo/include/sacc_hw_names.h" \
+	"$qemu/include/hw/misc/sacc_hw_names.h"
+# The one names table (hw/names.c), for the monitor's decoding; QEMU's
+# files include osdep.h first.
+{
+	echo '#include "qemu/osdep.h"'
+	sed 's|#include "sacc_hw_names.h"|#include "hw/misc/sacc_hw_names.h"|' \
+		"$repo/hw/names.c"
+} >"$work/sacc-names.c"
+install_if_changed "$work/sacc-names.c" "$qemu/hw/misc/sacc-names.c"
 install_if_changed "$here/sacc-test.c" "$qemu/tests/qtest/sacc-test.c"
 install_if_changed "$here/vtd-access-test.c" "$qemu/tests/qtest/vtd-access-test.c"
 
@@ -103,7 +120,8 @@ EOF
 put_block "$qemu/hw/misc/Kconfig" "$work/Kconfig"
 
 cat >"$work/meson" <<'EOF'
-softmmu_ss.add(when: 'CONFIG_SACC', if_true: files('sacc.c'))
+softmmu_ss.add(when: 'CONFIG_SACC', if_true: files('sacc.c', 'sacc-monitor.c',
+                                                   'sacc-names.c'))
 EOF
 put_block "$qemu/hw/misc/meson.build" "$work/meson"
 
