@@ -30,6 +30,27 @@ void cfg_write(struct vdev *d, uint32_t off, const void *buf, size_t len)
 			 (ssize_t)len);
 }
 
+/* The whole of BAR @index mapped (NULL if the region is empty). */
+static volatile uint8_t *bar_map(struct vdev *d, unsigned int index,
+				 uint64_t *len)
+{
+	struct vfio_region_info ri = {.argsz = sizeof(ri), .index = index};
+	void *p;
+
+	ck_assert_int_eq(ioctl(d->device, VFIO_DEVICE_GET_REGION_INFO, &ri), 0);
+	*len = ri.size;
+	if (!ri.size)
+		return NULL;
+	ck_assert_msg(ri.flags & VFIO_REGION_INFO_FLAG_MMAP,
+		      "BAR%u (0x%llx bytes) cannot be mmapped", index,
+		      (unsigned long long)ri.size);
+	p = mmap(NULL, ri.size, PROT_READ | PROT_WRITE, MAP_SHARED, d->device,
+		 ri.offset);
+	ck_assert_msg(p != MAP_FAILED, "mmap BAR%u: %s", index,
+		      strerror(errno));
+	return p;
+}
+
 void vd_open(struct vdev *d, unsigned int idx)
 {
 	struct vfio_group_status gs = {.argsz = sizeof(gs)};
@@ -86,6 +107,11 @@ void vd_open(struct vdev *d, unsigned int idx)
 		 d->device, ri.offset);
 	ck_assert_msg(p != MAP_FAILED, "mmap BAR0: %s", strerror(errno));
 	d->bar0 = p;
+	/* v0.3: the device page and channel blocks; v0.4: device memory
+	 * (absent, size 0, when DEVMEM_SIZE is 0). */
+	d->bar2 = bar_map(d, VFIO_PCI_BAR2_REGION_INDEX, &d->bar2_len);
+	ck_assert_uint_eq(d->bar2_len, SACC_BAR2_SIZE);
+	d->bar4 = bar_map(d, VFIO_PCI_BAR4_REGION_INDEX, &d->bar4_len);
 
 	/* Spec 10.1: memory space and bus mastering. */
 	cfg_read(d, PCI_COMMAND, &cmd, 2);
@@ -103,6 +129,10 @@ void vd_close(struct vdev *d)
 		wr32(d, SACC_REG_CTRL, SACC_CTRL_RESET); /* no more DMA */
 		munmap((void *)d->bar0, SACC_BAR0_SIZE);
 	}
+	if (d->bar2)
+		munmap((void *)d->bar2, d->bar2_len);
+	if (d->bar4)
+		munmap((void *)d->bar4, d->bar4_len);
 	if (d->irq_fd >= 0)
 		close(d->irq_fd);
 	if (d->device > 0)
@@ -511,4 +541,228 @@ void setup(void)
 void teardown(void)
 {
 	vd_close(&D);
+}
+
+/* ====================================================================
+ * Channel queues (v0.3 blocks in BAR2; v0.4 rings in device memory)
+ * ==================================================================== */
+
+void q_init(struct vq *q, struct vdev *d, unsigned int ch, bool page0)
+{
+	memset(q, 0, sizeof(*q));
+	q->d = d;
+	q->ch = ch;
+	q->page0 = page0;
+	ck_assert(!page0 || ch == 0);
+	ck_assert_msg(ch < b2_rd32(d, SACC_DEV_CHANNELS),
+		      "channel %u: the device has %u", ch,
+		      b2_rd32(d, SACC_DEV_CHANNELS));
+	q->regs = page0 ? d->bar0 : d->bar2 + SACC_CHAN_BLOCK(ch);
+	q->next_req = 0x10000 * (ch + 1);
+}
+
+void q_alloc(struct vq *q, uint32_t sq_size, uint32_t cq_size)
+{
+	ck_assert_uint_le((uint64_t)sq_size * 32, IOVA_Q_STRIDE);
+	ck_assert_uint_le((uint64_t)cq_size * 16, IOVA_Q_STRIDE);
+	q->sq_buf = buf_at(q->d, (size_t)sq_size * 32, IOVA_QSQ(q->ch), R);
+	q->cq = buf_at(q->d, (size_t)cq_size * 16, IOVA_QCQ(q->ch), W);
+	q->put_buf = buf_at(q->d, PAGE, IOVA_QPUT(q->ch), R);
+	q->sq_size = sq_size;
+	q->cq_size = cq_size;
+	q_config(q, 0, 0, 0);
+}
+
+void q_config(struct vq *q, uint32_t mode, uint64_t sq_dev, uint64_t put_dev)
+{
+	q->mode = mode;
+	if (mode & SACC_MODE_SQ_DEV) {
+		ck_assert_msg(q->d->bar4, "MODE.SQ_DEV needs device memory");
+		q->sq_base = sq_dev;
+		q->put_addr = put_dev;
+		/* Only dereferenced when in range (q_push, q_ring). */
+		q->sq_va = q->d->bar4 + sq_dev;
+		q->put_va = (volatile uint32_t *)(q->d->bar4 + put_dev);
+	} else {
+		q->sq_base = q->sq_buf->iova;
+		q->sq_va = q->sq_buf->va;
+		q->put_addr = q->put_buf->iova;
+		q->put_va = (volatile uint32_t *)q->put_buf->va;
+	}
+}
+
+void q_program(struct vq *q)
+{
+	if (!q->page0) {
+		q_wr32(q, SACC_REG_MODE, q->mode);
+		q_wr64(q, SACC_REG_PUT_ADDR, q->put_addr);
+	}
+	q_wr64(q, SACC_REG_SQ_BASE, q->sq_base);
+	q_wr32(q, SACC_REG_SQ_SIZE, q->sq_size);
+	q_wr64(q, SACC_REG_CQ_BASE, q->cq->iova);
+	q_wr32(q, SACC_REG_CQ_SIZE, q->cq_size);
+}
+
+void q_start(struct vq *q)
+{
+	memset(q->cq->va, 0, q->cq->len);
+	q->sq_tail = q->cq_head = 0;
+	q->phase = 1;
+	q_program(q);
+	q_wr32(q, SACC_REG_CTRL, SACC_CTRL_ENABLE);
+	ck_assert_msg(q_rd32(q, SACC_REG_STATUS) == SACC_STATUS_READY,
+		      "channel %u enable (MODE 0x%x): STATUS 0x%x ERR_CODE %u",
+		      q->ch, q->mode, q_rd32(q, SACC_REG_STATUS),
+		      q_rd32(q, SACC_REG_ERR_CODE));
+}
+
+void q_reset(struct vq *q)
+{
+	q_wr32(q, SACC_REG_CTRL, SACC_CTRL_RESET);
+}
+
+static volatile struct sacc_desc *q_slot(struct vq *q, uint32_t i)
+{
+	return (volatile struct sacc_desc *)(q->sq_va + (size_t)i * 32);
+}
+
+uint32_t q_push(struct vq *q, uint16_t op, uint64_t src, uint64_t dst,
+		uint32_t len, uint16_t flags)
+{
+	volatile struct sacc_desc *s = q_slot(q, q->sq_tail);
+	uint32_t id = ++q->next_req;
+
+	s->src = src;
+	s->dst = dst;
+	s->length = len;
+	s->opcode = op;
+	s->flags = flags;
+	s->req_id = id;
+	s->reserved = 0;
+	q->sq_tail = (q->sq_tail + 1) % q->sq_size;
+	return id;
+}
+
+uint32_t q_push_inline(struct vq *q, uint64_t dst, const void *data,
+		       uint32_t len, uint16_t flags)
+{
+	uint32_t id = q_push(q, SACC_OP_WRITE_INLINE, 0, dst, len, flags);
+	const uint8_t *p = data;
+
+	/* Spec 15: payload byte i is byte i % 32 of slot (h + 1 + i / 32). */
+	for (uint32_t i = 0; i < SACC_INLINE_SLOTS(len); i++) {
+		volatile uint8_t *slot =
+		    (volatile uint8_t *)q_slot(q, q->sq_tail);
+
+		for (uint32_t k = 0; k < 32; k++)
+			slot[k] = i * 32 + k < len ? p[i * 32 + k] : 0;
+		q->sq_tail = (q->sq_tail + 1) % q->sq_size;
+	}
+	return id;
+}
+
+void q_ring(struct vq *q)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	if (q->mode & SACC_MODE_TOKEN) {
+		*q->put_va = q->sq_tail;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		wr32(q->d, SACC_DOORBELL_TOKEN, q->ch);
+	} else {
+		wr32(q->d, SACC_DOORBELL(q->ch), q->sq_tail);
+	}
+}
+
+static volatile struct sacc_cqe *q_cqe(struct vq *q, uint32_t i)
+{
+	return (volatile struct sacc_cqe *)(q->cq->va + (size_t)i * 16);
+}
+
+bool q_cqe_ready(struct vq *q)
+{
+	volatile struct sacc_cqe *e = q_cqe(q, q->cq_head);
+
+	return (__atomic_load_n(&e->phase, __ATOMIC_ACQUIRE) & 1) == q->phase;
+}
+
+bool q_wait_cqe(struct vq *q, struct sacc_cqe *out, int ms)
+{
+	double end = now_s() + ms / 1000.0;
+
+	for (unsigned int spins = 0; !q_cqe_ready(q); spins++) {
+		if (now_s() > end)
+			return false;
+		if (spins < 1000)
+			sched_yield();
+		else
+			usleep(100);
+	}
+	memcpy(out, (const void *)q_cqe(q, q->cq_head), sizeof(*out));
+	if (++q->cq_head == q->cq_size) {
+		q->cq_head = 0;
+		q->phase ^= 1;
+	}
+	return true;
+}
+
+void q_ack(struct vq *q)
+{
+	q_wr32(q, SACC_REG_CQ_HEAD, q->cq_head);
+}
+
+struct sacc_cqe q_take(struct vq *q, uint32_t req)
+{
+	struct sacc_cqe c;
+
+	ck_assert_msg(q_wait_cqe(q, &c, CQE_TIMEOUT_MS),
+		      "channel %u: no completion for req 0x%x (STATUS 0x%x "
+		      "ERR_CODE %u FAULT_INFO 0x%x)",
+		      q->ch, req, q_rd32(q, SACC_REG_STATUS),
+		      q_rd32(q, SACC_REG_ERR_CODE),
+		      q_rd32(q, SACC_REG_FAULT_INFO));
+	ck_assert_msg(c.req_id == req,
+		      "channel %u: completion req_id 0x%x, expected 0x%x",
+		      q->ch, c.req_id, req);
+	/* Word 8 is the engine time on a MODE.V3 channel, else 0. */
+	if (!(q->mode & SACC_MODE_V3))
+		ck_assert_uint_eq(c.reserved, 0);
+	return c;
+}
+
+struct sacc_cqe q_run1(struct vq *q, uint16_t op, uint64_t src, uint64_t dst,
+		       uint32_t len, uint16_t flags)
+{
+	uint32_t id = q_push(q, op, src, dst, len, flags);
+	struct sacc_cqe c;
+
+	q_ring(q);
+	c = q_take(q, id);
+	q_ack(q);
+	return c;
+}
+
+void q_expect_fault(struct vq *q, uint64_t addr, uint32_t info, uint32_t req,
+		    uint32_t count)
+{
+	uint64_t fa = q_rd64(q, SACC_REG_FAULT_ADDR);
+
+	ck_assert_msg(fa == addr,
+		      "channel %u: FAULT_ADDR 0x%llx, expected 0x%llx", q->ch,
+		      (unsigned long long)fa, (unsigned long long)addr);
+	ck_assert_uint_eq(q_rd32(q, SACC_REG_FAULT_ADDR), (uint32_t)addr);
+	ck_assert_uint_eq(q_rd32(q, SACC_REG_FAULT_ADDR + 4), addr >> 32);
+	ck_assert_msg(q_rd32(q, SACC_REG_FAULT_INFO) == info,
+		      "channel %u: FAULT_INFO 0x%x, expected 0x%x", q->ch,
+		      q_rd32(q, SACC_REG_FAULT_INFO), info);
+	ck_assert_uint_eq(q_rd32(q, SACC_REG_FAULT_REQ_ID), req);
+	ck_assert_msg(q_rd32(q, SACC_REG_FAULT_COUNT) == count,
+		      "channel %u: FAULT_COUNT %u, expected %u", q->ch,
+		      q_rd32(q, SACC_REG_FAULT_COUNT), count);
+}
+
+void q_expect_ready(struct vq *q)
+{
+	ck_assert_msg(q_rd32(q, SACC_REG_STATUS) == SACC_STATUS_READY,
+		      "channel %u: STATUS 0x%x, expected READY", q->ch,
+		      q_rd32(q, SACC_REG_STATUS));
 }
