@@ -1825,6 +1825,9 @@ static Suite *spec_suite(void)
 	t = tc(s, "multi");
 	tcase_add_test(t, test_two_devices);
 
+	/* v0.4: device memory, FILL, MODE.SQ_DEV (spec_v04.c). */
+	spec_v04_add(s);
+
 	t = tc(s, "garbage");
 	tcase_add_test(t, test_garbage);
 	return s;
