@@ -337,6 +337,167 @@ START_TEST(test_v04_copy)
 }
 END_TEST
 
+/* ====================================================================
+ * FILL (spec 19)
+ * ==================================================================== */
+
+/* Spec 19: byte i of a FILL is byte i mod 8 of the little-endian pattern. */
+static uint8_t pat_byte(uint64_t pat, size_t i)
+{
+	return (uint8_t)(pat >> (8 * (i % 8)));
+}
+
+START_TEST(test_v04_fill)
+{
+	static const struct {
+		uint32_t len, off;
+		uint64_t pat;
+	} cases[] = {
+	    {1, 0, 0x00000000000000a7ull},
+	    {1, PAGE - 1, 0x1122334455667788ull},
+	    {10, 0, 0x8877665544332211ull},
+	    {PAGE + 3, PAGE - 5, 0x0123456789abcdefull},
+	    {4099, 13, 0x00ff00ff00ff00ffull},
+	    {MiB, 0, 0xa5a5a5a5a5a5a5a5ull},
+	    {MiB, 3, 0xfedcba9876543210ull},
+	};
+	/* The spec's own example: pattern 0x8877665544332211, length 10. */
+	static const uint8_t example[10] = {0x11, 0x22, 0x33, 0x44, 0x55,
+					    0x66, 0x77, 0x88, 0x11, 0x22};
+	static const uint32_t bad[] = {0, MiB + 1, 0xffffffff};
+	struct dbuf *hd;
+	struct sacc_cqe c;
+
+	q_alloc(&Q, 8, 8);
+	q_config(&Q, SACC_MODE_V3, 0, 0);
+	q_start(&Q);
+	hd = buf_new(&D, AREA, W);
+
+	for (int side = HOST; side <= DEV; side++) {
+		uint8_t *view = side == DEV ? dm(DM_B) : hd->va;
+		uint8_t *other = side == DEV ? hd->va : dm(DM_B);
+		const uint64_t base = side == DEV ? DM_B : hd->iova;
+		const uint16_t flags = side == DEV ? SACC_DESC_F_DST_DEV : 0;
+
+		for (unsigned int i = 0; i < sizeof(cases) / sizeof(cases[0]);
+		     i++) {
+			const uint32_t len = cases[i].len,
+				       off = PAGE + cases[i].off;
+
+			memset(hd->va, CANARY, AREA);
+			memset(dm(DM_B), CANARY, AREA);
+			c = q_run1(&Q, SACC_OP_FILL, cases[i].pat, base + off,
+				   len, flags);
+			ck_assert_msg(
+			    c.status == SACC_STS_OK && c.result_len == len,
+			    "FILL %s len %u off %u: status %u result_len %u",
+			    side == DEV ? "device" : "host", len, cases[i].off,
+			    c.status, c.result_len);
+			for (uint32_t k = 0; k < len; k++)
+				if (view[off + k] != pat_byte(cases[i].pat, k))
+					ck_abort_msg(
+					    "FILL %s len %u off %u pattern "
+					    "0x%016llx: byte %u is 0x%02x, "
+					    "expected 0x%02x",
+					    side == DEV ? "device" : "host",
+					    len, cases[i].off,
+					    (unsigned long long)cases[i].pat, k,
+					    view[off + k],
+					    pat_byte(cases[i].pat, k));
+			if (len == 10)
+				ck_assert(!memcmp(view + off, example, 10));
+			ck_untouched(view, off, "bytes before FILL's dst");
+			ck_untouched(view + off + len, AREA - off - len,
+				     "bytes after FILL's dst");
+			ck_untouched(other, AREA, "the other side");
+		}
+		/* SRC_DEV means nothing for FILL (spec 18): src is the
+		 * pattern, even one that is no device address in range. */
+		memset(view, CANARY, AREA);
+		c = q_run1(&Q, SACC_OP_FILL, ~0ull, base + PAGE, 100,
+			   flags | SACC_DESC_F_SRC_DEV);
+		ck_assert_msg(c.status == SACC_STS_OK,
+			      "FILL with SRC_DEV, pattern ~0: status %u",
+			      c.status);
+		ck_assert_int_eq(first_not(view + PAGE, 100, 0xff), -1);
+		c = q_run1(&Q, SACC_OP_FILL, S, base + PAGE, 16,
+			   flags | SACC_DESC_F_SRC_DEV);
+		ck_assert_uint_eq(c.status, SACC_STS_OK);
+		for (uint32_t k = 0; k < 16; k++)
+			ck_assert_uint_eq(view[PAGE + k], pat_byte(S, k));
+		/* Length 0 or over 1 MiB: status 3, ERR_CODE 3, no DMA. */
+		memset(view, CANARY, AREA);
+		for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]);
+		     i++) {
+			q_reset(&Q);
+			q_start(&Q);
+			c = q_run1(&Q, SACC_OP_FILL, 0x1234, base + PAGE,
+				   bad[i], flags);
+			ck_assert_msg(
+			    c.status == SACC_STS_BAD_LENGTH && !c.result_len,
+			    "FILL length 0x%x: status %u", bad[i], c.status);
+			ck_assert_uint_eq(q_rd32(&Q, SACC_REG_ERR_CODE),
+					  SACC_ERR_INVALID);
+			ck_assert_uint_eq(q_rd32(&Q, SACC_REG_FAULT_COUNT), 0);
+			q_expect_ready(&Q);
+		}
+		ck_untouched(view, AREA, "dst after FILLs of bad length");
+	}
+}
+END_TEST
+
+/* WRITE_INLINE and TIMESTAMP into device memory; NOP ignores the flags
+ * (spec 6: its src, dst and length are ignored). */
+START_TEST(test_v04_inline_timestamp)
+{
+	uint8_t data[100];
+	uint64_t t0, t1, ts;
+	struct sacc_cqe c;
+	uint32_t id;
+
+	q_alloc(&Q, 16, 16);
+	q_config(&Q, SACC_MODE_V3, 0, 0);
+	q_start(&Q);
+	memset(dm(DM_B), CANARY, 3 * PAGE);
+	fill_rand(data, sizeof(data), 51);
+	id = q_push_inline(&Q, DM_B + 5, data, sizeof(data),
+			   SACC_DESC_F_DST_DEV | SACC_DESC_F_SRC_DEV);
+	q_ring(&Q);
+	c = q_take(&Q, id);
+	q_ack(&Q);
+	ck_assert_msg(c.status == SACC_STS_OK && c.result_len == sizeof(data),
+		      "WRITE_INLINE to device memory: status %u", c.status);
+	expect_bytes(dm(DM_B + 5), data, sizeof(data), 0, "inline payload");
+	ck_untouched(dm(DM_B), 5, "before the inline dst");
+	ck_untouched(dm(DM_B + 105), PAGE, "after the inline dst");
+
+	/* 8 bytes, unaligned, across a page boundary of device memory. */
+	t0 = b2_rd64(&D, SACC_DEV_CLOCK);
+	c = q_run1(&Q, SACC_OP_TIMESTAMP, 0xdeadbeef, DM_B + 2 * PAGE - 3, 0,
+		   SACC_DESC_F_DST_DEV | SACC_DESC_F_SRC_DEV);
+	t1 = b2_rd64(&D, SACC_DEV_CLOCK);
+	ck_assert_msg(c.status == SACC_STS_OK && c.result_len == 8,
+		      "TIMESTAMP to device memory: status %u result_len %u",
+		      c.status, c.result_len);
+	memcpy(&ts, dm(DM_B + 2 * PAGE - 3), 8);
+	ck_assert_msg(t0 <= ts && ts <= t1,
+		      "timestamp %llu outside the CLOCK reads around it "
+		      "[%llu, %llu]",
+		      (unsigned long long)ts, (unsigned long long)t0,
+		      (unsigned long long)t1);
+	ck_assert_uint_eq(dm(DM_B + 2 * PAGE - 4)[0], CANARY);
+	ck_assert_uint_eq(dm(DM_B + 2 * PAGE + 5)[0], CANARY);
+
+	/* NOP with both flags and addresses that are no device addresses. */
+	c = q_run1(&Q, SACC_OP_NOP, ~0ull, S, 5,
+		   SACC_DESC_F_SRC_DEV | SACC_DESC_F_DST_DEV);
+	ck_assert_uint_eq(c.status, SACC_STS_OK);
+	ck_assert_uint_eq(c.result_len, 0);
+	ck_assert_uint_eq(q_rd32(&Q, SACC_REG_FAULT_COUNT), 0);
+	ck_assert_uint_eq(q_rd32(&Q, SACC_REG_ERR_CODE), 0);
+}
+END_TEST
+
 /* ==================================================================== */
 
 static TCase *v04_tc(Suite *s, const char *name)
@@ -357,4 +518,6 @@ void spec_v04_add(Suite *s)
 	tcase_add_test(t, test_v04_identity);
 	tcase_add_test(t, test_v04_bar4_cpu);
 	tcase_add_loop_test(t, test_v04_copy, 0, 2);
+	tcase_add_test(t, test_v04_fill);
+	tcase_add_test(t, test_v04_inline_timestamp);
 }
