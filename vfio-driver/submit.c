@@ -366,11 +366,28 @@ int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
 	return sacc_queue_push(dev, ops, n, NULL);
 }
 
+/*
+ * The tracking record of raw descriptor @d (its req_id already the
+ * driver's), which takes @slots SQ slots.  A TIMESTAMP's result is 8
+ * bytes whatever its length field says, as for sacc_submit().
+ */
+static void track_raw(struct sacc_track *t, const struct sacc_desc *d,
+		      uint32_t slots)
+{
+	memset(t, 0, sizeof(*t));
+	t->req_id = d->req_id;
+	t->len =
+	    d->opcode == SACC_OP_TIMESTAMP ? SACC_TIMESTAMP_LEN : d->length;
+	t->opcode = d->opcode;
+	t->raw = 1;
+	t->slots = (uint16_t)slots;
+	t->irq = !!(d->flags & SACC_DESC_F_IRQ);
+}
+
 static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
 		      const void *data, const char *what)
 {
 	struct sacc_desc copy;
-	struct sacc_track *t;
 	uint32_t slot, need = 1;
 	int ret;
 
@@ -394,14 +411,7 @@ static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
 	copy.req_id = sacc_next_req_id(dev);
 	if (sacc_sq_push(&dev->sq, &copy, &slot))
 		return sacc_seterr(dev, EAGAIN, "%s: the SQ is full", what);
-	t = &dev->track[slot];
-	memset(t, 0, sizeof(*t));
-	t->req_id = copy.req_id;
-	t->len = copy.length;
-	t->opcode = copy.opcode;
-	t->raw = 1;
-	t->slots = (uint16_t)need;
-	t->irq = !!(copy.flags & SACC_DESC_F_IRQ);
+	track_raw(&dev->track[slot], &copy, need);
 	if (data)
 		push_payload(dev, data, copy.length);
 	dev->stats.submitted++;
