@@ -432,3 +432,66 @@ int sacc_submit_raw_inline(struct sacc_dev *dev, const struct sacc_desc *d,
 				   "sacc_submit_raw_inline: data is NULL");
 	return submit_raw(dev, d, data, "sacc_submit_raw_inline");
 }
+
+/* Do @cmd_slots[0..@ncmds) walk exactly @nslots slots, each at least 1? */
+static int check_walk(struct sacc_dev *dev, uint32_t nslots,
+		      const uint32_t *cmd_slots, unsigned int ncmds,
+		      const char *what)
+{
+	uint32_t sum = 0;
+
+	for (unsigned int i = 0; i < ncmds; i++) {
+		if (!cmd_slots[i] || cmd_slots[i] > nslots - sum)
+			return sacc_seterr(dev, EINVAL,
+					   "%s: command %u takes %u slots, "
+					   "%u of the %u are left",
+					   what, i, cmd_slots[i], nslots - sum,
+					   nslots);
+		sum += cmd_slots[i];
+	}
+	if (sum != nslots)
+		return sacc_seterr(dev, EINVAL,
+				   "%s: the commands take %u of the %u slots",
+				   what, sum, nslots);
+	return 0;
+}
+
+int sacc_submit_raw_slots(struct sacc_dev *dev, const struct sacc_desc *slots,
+			  uint32_t nslots, const uint32_t *cmd_slots,
+			  unsigned int ncmds, uint32_t *req_ids)
+{
+	const char *what = "sacc_submit_raw_slots";
+	uint32_t first, slot, n = 0;
+	struct sacc_desc copy;
+	int ret;
+
+	ret = sacc_queue_ready(dev, what);
+	if (ret)
+		return ret;
+	if (!slots || !cmd_slots || !ncmds || ncmds > INT32_MAX)
+		return sacc_seterr(dev, EINVAL, "%s: no commands", what);
+	ret = check_walk(dev, nslots, cmd_slots, ncmds, what);
+	if (ret)
+		return ret;
+	if (sacc_sq_space(&dev->sq) < nslots)
+		return sacc_seterr(dev, EAGAIN,
+				   "%s: %u slots, the SQ has room for %u", what,
+				   nslots, sacc_sq_space(&dev->sq));
+	first = dev->sq.tail;
+	for (unsigned int i = 0; i < ncmds; i++) {
+		copy = slots[n];
+		copy.req_id = sacc_next_req_id(dev);
+		if (req_ids)
+			req_ids[i] = copy.req_id;
+		sacc_sq_push(&dev->sq, &copy, &slot); /* room was checked */
+		track_raw(&dev->track[slot], &copy, cmd_slots[i]);
+		for (uint32_t k = 1; k < cmd_slots[i]; k++) {
+			sacc_sq_push(&dev->sq, &slots[n + k], &slot);
+			memset(&dev->track[slot], 0, sizeof(dev->track[slot]));
+		}
+		n += cmd_slots[i];
+	}
+	dev->stats.submitted += ncmds;
+	ret = sacc_publish_ring(dev, first, ncmds, NULL);
+	return ret ? ret : (int)ncmds;
+}
