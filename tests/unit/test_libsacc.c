@@ -2025,10 +2025,10 @@ START_TEST(test_devmem_fault_journal)
 	struct sacc_journal_event ev[16];
 	char dir[] = "/tmp/sacc-journal-XXXXXX", path[64];
 	struct sacc_journal *j;
-	struct sacc_result r[3];
+	struct sacc_result r[4];
 	struct sacc_desc d = {0};
 	struct sacc_buf *hd;
-	int id1, id2, id3, n;
+	int id1, id2, id3, id4, n;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/j.jsonl", dir);
@@ -2057,16 +2057,24 @@ START_TEST(test_devmem_fault_journal)
 			       .dst = UINT64_MAX - 3,
 			       .length = 8};
 	id3 = sacc_submit_raw(dev, &d);
-	ck_assert_int_eq(dev_run(8), 3);
+	/* 4: an unmapped host src, a device dst past the end: the device
+	 * ranges are checked first, so dev_write (rebuilt) */
+	d = (struct sacc_desc){.opcode = SACC_OP_MEMCPY,
+			       .flags = SACC_DESC_F_DST_DEV,
+			       .src = 0xdead0000,
+			       .dst = 1ull << 40,
+			       .length = 64};
+	id4 = sacc_submit_raw(dev, &d);
+	ck_assert_int_eq(dev_run(8), 4);
 	set_fault_regs(dev, 16 * 4096 - 8, SACC_FAULT_DEV_READ, (uint32_t)id1,
 		       1);
 	ck_assert_int_eq(sacc_poll(dev, r, 1), 1);
-	set_fault_regs(dev, 0x999, SACC_FAULT_SRC_READ, 999, 3);
-	ck_assert_int_eq(sacc_poll(dev, r + 1, 2), 2);
-	for (int i = 0; i < 3; i++)
+	set_fault_regs(dev, 0x999, SACC_FAULT_SRC_READ, 999, 4);
+	ck_assert_int_eq(sacc_poll(dev, r + 1, 3), 3);
+	for (int i = 0; i < 4; i++)
 		ck_assert_uint_eq(r[i].status, SACC_STS_DMA_FAULT);
 	n = read_journal(path, ev, 16);
-	ck_assert_int_eq(n, 6); /* ranges, reset, map hd, 3 faults */
+	ck_assert_int_eq(n, 7); /* ranges, reset, map hd, 4 faults */
 	ck_assert_uint_eq(ev[3].req_id, (uint32_t)id1);
 	ck_assert_uint_eq(ev[3].access, SACC_FAULT_DEV_READ);
 	ck_assert_uint_eq(ev[3].addr, 16 * 4096 - 8);
@@ -2079,6 +2087,9 @@ START_TEST(test_devmem_fault_journal)
 	ck_assert_uint_eq(ev[5].req_id, (uint32_t)id3);
 	ck_assert_uint_eq(ev[5].access, SACC_FAULT_DEV_WRITE);
 	ck_assert_uint_eq(ev[5].addr, UINT64_MAX - 3);
+	ck_assert_uint_eq(ev[6].req_id, (uint32_t)id4);
+	ck_assert_uint_eq(ev[6].access, SACC_FAULT_DEV_WRITE);
+	ck_assert_uint_eq(ev[6].addr, 1ull << 40);
 	ck_assert_str_eq(sacc_fault_access_name(ev[4].access), "dev_write");
 
 	/* a fatal fault at a device address says so, not "IOVA" */
