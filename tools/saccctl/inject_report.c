@@ -64,6 +64,10 @@ static struct json_object *faults_json(const struct inj *s)
 		jset_hex(o, "addr", e->addr);
 		jset_str(o, "access", inj_access_name(e->access));
 		jset_bool(o, "fatal", e->fatal);
+		jset_str(o, "kind",
+			 e->kind == INJ_FAULT_DEVMEM  ? "device_memory"
+			 : e->kind == INJ_FAULT_IOMMU ? "iommu"
+						      : NULL);
 		jset_bool(o, "in_log", e->found);
 		jset_bool(o, "logged", e->logged);
 		jset_bool(o, "record_matches", e->addr_ok);
@@ -157,6 +161,7 @@ static const char *unlogged_short(const char *u)
 	    {"ratelimited", "ratelimited"},
 	    {"not_iommu", "no IOMMU fault"},
 	    {"no_dma", "no DMA issued"},
+	    {"device_memory", "device memory"},
 	};
 
 	for (size_t i = 0; u && i < sizeof(m) / sizeof(m[0]); i++)

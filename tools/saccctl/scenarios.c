@@ -29,10 +29,8 @@
 
 #include "scenarios.h"
 
-int std_setup(struct inj *s, struct std *b, bool dst_canary)
+int std_bufs(struct inj *s, struct std *b, bool dst_canary)
 {
-	if (inj_open(s, 0, &s->dev))
-		return -1;
 	if (inj_buf(s, 32 * KiB, SACC_DMA_TO_DEVICE, "src", 1, true, &b->src) ||
 	    inj_buf(s, 8 * KiB, SACC_DMA_FROM_DEVICE, "dst", 2, dst_canary,
 		    &b->dst) ||
@@ -41,6 +39,13 @@ int std_setup(struct inj *s, struct std *b, bool dst_canary)
 		return -1;
 	b->plain = inj_plain(s, 4 * KiB, "process page without IOVA", 4);
 	return b->plain ? 0 : -1;
+}
+
+int std_setup(struct inj *s, struct std *b, bool dst_canary)
+{
+	if (inj_open(s, 0, &s->dev))
+		return -1;
+	return std_bufs(s, b, dst_canary);
 }
 
 /* @iova must be unknown to the device's registry (never mapped). */
