@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * inject.h - saccctl inject internals: the scenario catalogue
- * (scenarios.c, scenarios_ring.c, scenarios_platform.c; what they share
+ * (scenarios.c, scenarios_ring.c, scenarios_devmem.c,
+ * scenarios_platform.c; what they share
  * in scenarios.h), the harness it runs in (inject.c), the accounting
  * against the fault log (inject_account.c) and the report
  * (inject_report.c).

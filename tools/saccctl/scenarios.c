@@ -3,8 +3,9 @@
  * scenarios.c - the fault-injection catalogue of saccctl inject: the
  * table of scenarios, the standard setup they share and the
  * per-descriptor attacks.  The ring attacks are in scenarios_ring.c, the
- * ones on the platform around the device (interrupt window, own BAR,
- * isolation, sub-page exposure, a burst) in scenarios_platform.c.
+ * v0.4 device memory ones in scenarios_devmem.c, the ones on the
+ * platform around the device (interrupt window, own BAR, isolation,
+ * sub-page exposure, a burst) in scenarios_platform.c.
  *
  * Every scenario opens its device fresh, lays out buffers the way libsacc
  * does (page-granular, least privilege, a guard page of unmapped IOVA on
@@ -369,6 +370,13 @@ const struct scenario inj_scenarios[] = {
      sc_cq_readonly, 0},
     {"token-put-unmapped", "token doorbell, PUT word at an unmapped IOVA", 1,
      true, true, false, 0, sc_token_put_unmapped, 0},
+    {"devmem-past-end", "a copy into and out of device memory past its end", 1,
+     false, true, false, 0, sc_devmem_past_end, SACC_OPEN_V3},
+    {"d2h-unmapped", "a copy from device memory to an IOVA nobody mapped", 1,
+     false, true, false, 0, sc_d2h_unmapped, SACC_OPEN_V3},
+    {"sq-dev-garbage", "random bytes in an SQ in device memory, one doorbell",
+     1, true, true, false, 64, sc_sq_dev_garbage,
+     SACC_OPEN_V3 | SACC_OPEN_SQ_DEV},
     {"interrupt-window", "DMA write aimed at the MSI window 0xfee00000", 1,
      false, true, false, 0, sc_interrupt_window, 0},
     {"own-bar", "MEMCPY into and out of the device's own doorbell page", 1,

@@ -46,4 +46,9 @@ int sc_subpage_naive(struct inj *s);
 int sc_subpage_libsacc(struct inj *s);
 int sc_burst(struct inj *s);
 
+/* scenarios_devmem.c */
+int sc_devmem_past_end(struct inj *s);
+int sc_d2h_unmapped(struct inj *s);
+int sc_sq_dev_garbage(struct inj *s);
+
 #endif /* SACCCTL_SCENARIOS_H */
