@@ -176,6 +176,7 @@ static void accounted_cell(const struct inj *s, char *buf, size_t len)
 {
 	unsigned int logged = 0, unlogged = 0;
 	const char *why = NULL;
+	bool one_why = true; /* every unlogged fault has the same reason */
 
 	if (!s->accounted) {
 		snprintf(buf, len, "NO");
@@ -191,6 +192,7 @@ static void accounted_cell(const struct inj *s, char *buf, size_t len)
 			logged++;
 		} else {
 			unlogged++;
+			one_why &= !why || !strcmp(why, s->ef[i].unlogged);
 			why = s->ef[i].unlogged;
 		}
 	}
@@ -198,7 +200,7 @@ static void accounted_cell(const struct inj *s, char *buf, size_t len)
 		snprintf(buf, len, "no fault to log");
 	else if (!unlogged)
 		snprintf(buf, len, "logged (DMAR line)");
-	else if (!logged)
+	else if (!logged && one_why)
 		snprintf(buf, len, "counted: %s", unlogged_short(why));
 	else
 		snprintf(buf, len, "%u logged, %u counted", logged, unlogged);
