@@ -192,22 +192,34 @@ static bool dev_range_faults(uint64_t a, uint32_t len, uint64_t size)
  * we reaped): rebuild what the device would have recorded for this one
  * from its descriptor, still in the SQ slot (host memory, or device
  * memory through BAR4), and the registry.  Only MEMCPY and XFORM read a
- * src (FILL's is its pattern); v0.4's SRC_DEV / DST_DEV sides are judged
- * against the size of device memory, never the IOMMU.
+ * src (FILL's is its pattern).  v0.4's SRC_DEV / DST_DEV sides are
+ * judged against the size of device memory, never the IOMMU, and before
+ * either host side (spec section 18: src, then dst, before a byte
+ * moves): a device dst past the end is dev_write even when the host src
+ * is unmapped too.
  */
 static void infer_record(struct sacc_dev *dev, const struct sacc_desc *d,
 			 uint64_t *addr, uint32_t *info)
 {
 	bool src = d->opcode == SACC_OP_MEMCPY || d->opcode == SACC_OP_XFORM;
+	bool src_dev = src && (d->flags & SACC_DESC_F_SRC_DEV);
+	uint32_t dst_len =
+	    d->opcode == SACC_OP_TIMESTAMP ? SACC_TIMESTAMP_LEN : d->length;
 	uint64_t size = sacc_devmem_size(dev);
 
-	if (src && (d->flags & SACC_DESC_F_SRC_DEV)) {
-		if (dev_range_faults(d->src, d->length, size)) {
-			*addr = d->src;
-			*info = SACC_FAULT_DEV_READ;
-			return;
-		}
-	} else if (src && range_faults(dev, d->src, d->length, false, addr)) {
+	if (src_dev && dev_range_faults(d->src, d->length, size)) {
+		*addr = d->src;
+		*info = SACC_FAULT_DEV_READ;
+		return;
+	}
+	if ((d->flags & SACC_DESC_F_DST_DEV) &&
+	    dev_range_faults(d->dst, dst_len, size)) {
+		*addr = d->dst;
+		*info = SACC_FAULT_DEV_WRITE | SACC_FAULT_IS_WRITE;
+		return;
+	}
+	if (src && !src_dev &&
+	    range_faults(dev, d->src, d->length, false, addr)) {
 		*info = SACC_FAULT_SRC_READ;
 		return;
 	}
@@ -217,7 +229,7 @@ static void infer_record(struct sacc_dev *dev, const struct sacc_desc *d,
 		return;
 	}
 	*info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
-	if (!range_faults(dev, d->dst, d->length, true, addr))
+	if (!range_faults(dev, d->dst, dst_len, true, addr))
 		*addr = d->dst; /* mapped, yet refused: its target said no */
 }
 

@@ -36,6 +36,27 @@ int sacc_submit_raw_inline(struct sacc_dev *dev, const struct sacc_desc *d,
 			   const void *data);
 
 /*
+ * @nslots SQ slots as they are in @slots (any bytes: what a stray or
+ * hostile store into the ring would leave there), written into the SQ
+ * from its tail (through BAR4 with SACC_OPEN_SQ_DEV) and handed to the
+ * device with ONE doorbell that covers them all.  @cmd_slots[0..@ncmds)
+ * say how the device is expected to walk them (docs/spec.md section
+ * 15): command i starts in the slot after command i - 1 and takes
+ * cmd_slots[i] slots, 1 or 1 + the inline payload slots the device
+ * consumes after it; they add up to @nslots.  As with sacc_submit_raw(),
+ * the driver writes a req_id of its own into each command's slot (and
+ * into @req_ids[i] unless it is NULL) so the completions can be
+ * checked: one per command, from sacc_poll() with raw = true.  Every
+ * other byte goes in as given.  Returns @ncmds, -EINVAL (the counts do
+ * not add up), -EAGAIN (the SQ has less room) or -errno as sacc_submit().
+ * A device that walks the slots otherwise shows as a completion out of
+ * ring order (-EIO).
+ */
+int sacc_submit_raw_slots(struct sacc_dev *dev, const struct sacc_desc *slots,
+			  uint32_t nslots, const uint32_t *cmd_slots,
+			  unsigned int ncmds, uint32_t *req_ids);
+
+/*
  * 32-bit write to BAR0 (offset 4-aligned, < 0x2000: page 1 is the
  * doorbell).  -EINVAL for a bad offset.  libsacc does not learn of it:
  * ring registers, CTRL or the doorbell written here desynchronise it

@@ -366,11 +366,28 @@ int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
 	return sacc_queue_push(dev, ops, n, NULL);
 }
 
+/*
+ * The tracking record of raw descriptor @d (its req_id already the
+ * driver's), which takes @slots SQ slots.  A TIMESTAMP's result is 8
+ * bytes whatever its length field says, as for sacc_submit().
+ */
+static void track_raw(struct sacc_track *t, const struct sacc_desc *d,
+		      uint32_t slots)
+{
+	memset(t, 0, sizeof(*t));
+	t->req_id = d->req_id;
+	t->len =
+	    d->opcode == SACC_OP_TIMESTAMP ? SACC_TIMESTAMP_LEN : d->length;
+	t->opcode = d->opcode;
+	t->raw = 1;
+	t->slots = (uint16_t)slots;
+	t->irq = !!(d->flags & SACC_DESC_F_IRQ);
+}
+
 static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
 		      const void *data, const char *what)
 {
 	struct sacc_desc copy;
-	struct sacc_track *t;
 	uint32_t slot, need = 1;
 	int ret;
 
@@ -394,14 +411,7 @@ static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
 	copy.req_id = sacc_next_req_id(dev);
 	if (sacc_sq_push(&dev->sq, &copy, &slot))
 		return sacc_seterr(dev, EAGAIN, "%s: the SQ is full", what);
-	t = &dev->track[slot];
-	memset(t, 0, sizeof(*t));
-	t->req_id = copy.req_id;
-	t->len = copy.length;
-	t->opcode = copy.opcode;
-	t->raw = 1;
-	t->slots = (uint16_t)need;
-	t->irq = !!(copy.flags & SACC_DESC_F_IRQ);
+	track_raw(&dev->track[slot], &copy, need);
 	if (data)
 		push_payload(dev, data, copy.length);
 	dev->stats.submitted++;
@@ -421,4 +431,67 @@ int sacc_submit_raw_inline(struct sacc_dev *dev, const struct sacc_desc *d,
 		return sacc_seterr(dev, EINVAL,
 				   "sacc_submit_raw_inline: data is NULL");
 	return submit_raw(dev, d, data, "sacc_submit_raw_inline");
+}
+
+/* Do @cmd_slots[0..@ncmds) walk exactly @nslots slots, each at least 1? */
+static int check_walk(struct sacc_dev *dev, uint32_t nslots,
+		      const uint32_t *cmd_slots, unsigned int ncmds,
+		      const char *what)
+{
+	uint32_t sum = 0;
+
+	for (unsigned int i = 0; i < ncmds; i++) {
+		if (!cmd_slots[i] || cmd_slots[i] > nslots - sum)
+			return sacc_seterr(dev, EINVAL,
+					   "%s: command %u takes %u slots, "
+					   "%u of the %u are left",
+					   what, i, cmd_slots[i], nslots - sum,
+					   nslots);
+		sum += cmd_slots[i];
+	}
+	if (sum != nslots)
+		return sacc_seterr(dev, EINVAL,
+				   "%s: the commands take %u of the %u slots",
+				   what, sum, nslots);
+	return 0;
+}
+
+int sacc_submit_raw_slots(struct sacc_dev *dev, const struct sacc_desc *slots,
+			  uint32_t nslots, const uint32_t *cmd_slots,
+			  unsigned int ncmds, uint32_t *req_ids)
+{
+	const char *what = "sacc_submit_raw_slots";
+	uint32_t first, slot, n = 0;
+	struct sacc_desc copy;
+	int ret;
+
+	ret = sacc_queue_ready(dev, what);
+	if (ret)
+		return ret;
+	if (!slots || !cmd_slots || !ncmds || ncmds > INT32_MAX)
+		return sacc_seterr(dev, EINVAL, "%s: no commands", what);
+	ret = check_walk(dev, nslots, cmd_slots, ncmds, what);
+	if (ret)
+		return ret;
+	if (sacc_sq_space(&dev->sq) < nslots)
+		return sacc_seterr(dev, EAGAIN,
+				   "%s: %u slots, the SQ has room for %u", what,
+				   nslots, sacc_sq_space(&dev->sq));
+	first = dev->sq.tail;
+	for (unsigned int i = 0; i < ncmds; i++) {
+		copy = slots[n];
+		copy.req_id = sacc_next_req_id(dev);
+		if (req_ids)
+			req_ids[i] = copy.req_id;
+		sacc_sq_push(&dev->sq, &copy, &slot); /* room was checked */
+		track_raw(&dev->track[slot], &copy, cmd_slots[i]);
+		for (uint32_t k = 1; k < cmd_slots[i]; k++) {
+			sacc_sq_push(&dev->sq, &slots[n + k], &slot);
+			memset(&dev->track[slot], 0, sizeof(dev->track[slot]));
+		}
+		n += cmd_slots[i];
+	}
+	dev->stats.submitted += ncmds;
+	ret = sacc_publish_ring(dev, first, ncmds, NULL);
+	return ret ? ret : (int)ncmds;
 }

@@ -106,6 +106,35 @@ static void dev_data_op(const struct sacc_desc *d, struct sacc_cqe *c)
 	c->result_len = d->length;
 }
 
+/*
+ * WRITE_INLINE on a MODE.V3 channel (spec section 15) at SQ slot @h,
+ * with @avail slots after it up to the tail: its payload is read from
+ * those slots and written to dst; a bad length is status 3.  Returns
+ * the payload slots to skip.
+ */
+static uint32_t dev_inline(const struct sacc_desc *sq, uint32_t h,
+			   uint32_t avail, const struct sacc_desc *d,
+			   struct sacc_cqe *c)
+{
+	uint32_t size = F.dev->sq_entries;
+	uint64_t p = (d->length + 31ull) / 32;
+	uint8_t *t;
+
+	if (!d->length || d->length > SACC_INLINE_MAX || p > avail) {
+		c->status = SACC_STS_BAD_LENGTH;
+		return (uint32_t)(p < avail ? p : avail);
+	}
+	t = xlate_side(d->dst, d->length, true, d->flags & SACC_DESC_F_DST_DEV);
+	if (!t) {
+		c->status = SACC_STS_DMA_FAULT;
+		return (uint32_t)p;
+	}
+	for (uint32_t i = 0; i < d->length; i++)
+		t[i] = ((const uint8_t *)&sq[(h + 1 + i / 32) % size])[i % 32];
+	c->result_len = d->length;
+	return (uint32_t)p;
+}
+
 /* Process up to @max descriptors; honours the CQ full rule. */
 static unsigned int dev_run(unsigned int max)
 {
@@ -120,11 +149,17 @@ static unsigned int dev_run(unsigned int max)
 		struct sacc_desc d = sq[F.head];
 		struct sacc_cqe c = {.req_id = d.req_id};
 		bool v4 = F.dm && (dev->mode & SACC_MODE_V3);
+		uint32_t skip = 0;
 
 		if ((F.cq_tail + 1) % dev->cq_entries == cq_head)
 			break;
 		if (d.opcode == SACC_OP_NOP) {
 			c.status = SACC_STS_OK;
+		} else if (d.opcode == SACC_OP_WRITE_INLINE &&
+			   (dev->mode & SACC_MODE_V3)) {
+			skip = dev_inline(sq, F.head,
+					  (tail - F.head - 1) % dev->sq_entries,
+					  &d, &c);
 		} else if (d.opcode > SACC_OP_XFORM &&
 			   !(v4 && d.opcode == SACC_OP_FILL)) {
 			c.status = SACC_STS_BAD_OPCODE;
@@ -160,7 +195,7 @@ static unsigned int dev_run(unsigned int max)
 		F.cq_tail = (F.cq_tail + 1) % dev->cq_entries;
 		if (F.cq_tail == 0)
 			F.phase ^= 1;
-		F.head = (F.head + 1) % dev->sq_entries;
+		F.head = (F.head + 1 + skip) % dev->sq_entries;
 		n++;
 	}
 	return n;
@@ -958,6 +993,69 @@ START_TEST(test_submit_raw)
 	ck_assert_uint_eq(r[0].status, SACC_STS_DMA_FAULT);
 	ck_assert_uint_eq(r[1].status, SACC_STS_BAD_OPCODE);
 	ck_assert_uint_eq(dev->stats.by_status[SACC_STS_DMA_FAULT], 1);
+	fake_close(dev);
+}
+END_TEST
+
+/*
+ * Any bytes in a run of SQ slots (v0.4: the SQ in device memory), one
+ * doorbell: the driver stamps only the req_ids of the commands, tracks
+ * an inline command's payload slots as the caller says the device walks
+ * them, and a device that walks them otherwise is caught.
+ */
+START_TEST(test_submit_raw_slots)
+{
+	struct sacc_dev *dev =
+	    fake_open_mode(16, 16, SACC_MODE_V3 | SACC_MODE_SQ_DEV, 16 * 4096);
+	const uint32_t walk[4] = {1, 3, 1, 1}, wrong[6] = {1, 1, 1, 1, 1, 1};
+	const uint32_t all[1] = {16};
+	struct sacc_desc g[6], *sq = (struct sacc_desc *)F.dm;
+	uint32_t ids[4];
+	struct sacc_result r[4];
+
+	for (size_t i = 0; i < sizeof(g); i++)
+		((uint8_t *)g)[i] = (uint8_t)(i * 131 + 7);
+	g[0].opcode = 0x9999; /* unknown */
+	g[1].opcode = SACC_OP_WRITE_INLINE;
+	g[1].length = 40; /* payload: slots 2 and 3 */
+	g[1].flags = SACC_DESC_F_DST_DEV;
+	g[1].dst = 1ull << 40; /* past device memory */
+	g[4].opcode = SACC_OP_NOP;
+	g[5].opcode = SACC_OP_WRITE_INLINE;
+	g[5].length = 5000; /* bad, and nothing after it */
+	ck_assert_int_eq(sacc_submit_raw_slots(dev, g, 6, walk, 3, ids),
+			 -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "5 of the 6"));
+	ck_assert_int_eq(sacc_submit_raw_slots(dev, g, 5, walk, 4, ids),
+			 -EINVAL);
+	ck_assert_int_eq(sacc_submit_raw_slots(dev, g, 16, wrong, 1, ids),
+			 -EINVAL);
+	ck_assert_int_eq(sacc_submit_raw_slots(dev, g, 6, walk, 4, ids), 4);
+	ck_assert_uint_eq(ids[1], ids[0] + 1);
+	ck_assert_uint_eq(ids[3], ids[0] + 3);
+	/* the commands' req_ids are the driver's, every other byte is g's */
+	for (int i = 0, k = 0; i < 6; i++) {
+		struct sacc_desc want = g[i];
+
+		if (i == 0 || i == 1 || i == 4 || i == 5)
+			want.req_id = ids[k++];
+		ck_assert_mem_eq(&sq[i], &want, sizeof(want));
+	}
+	ck_assert_int_eq(reap_all(dev, r, 4), 4);
+	ck_assert(r[0].raw && r[3].raw);
+	ck_assert_uint_eq(r[0].status, SACC_STS_BAD_OPCODE);
+	ck_assert_uint_eq(r[1].status, SACC_STS_DMA_FAULT);
+	ck_assert_uint_eq(r[2].status, SACC_STS_OK);
+	ck_assert_uint_eq(r[3].status, SACC_STS_BAD_LENGTH);
+	ck_assert_uint_eq(r[3].req_id, ids[3]);
+
+	/* slots 2 and 3 said to be commands: the device skips them */
+	ck_assert_int_eq(sacc_submit_raw_slots(dev, g, 6, wrong, 6, NULL), 6);
+	ck_assert_int_eq(reap_all(dev, r, 4), -EIO);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "out of ring order"));
+	fake_reset(dev);
+	ck_assert_int_eq(sacc_submit_raw_slots(dev, sq, 16, all, 1, NULL),
+			 -EAGAIN);
 	fake_close(dev);
 }
 END_TEST
@@ -1927,10 +2025,10 @@ START_TEST(test_devmem_fault_journal)
 	struct sacc_journal_event ev[16];
 	char dir[] = "/tmp/sacc-journal-XXXXXX", path[64];
 	struct sacc_journal *j;
-	struct sacc_result r[3];
+	struct sacc_result r[4];
 	struct sacc_desc d = {0};
 	struct sacc_buf *hd;
-	int id1, id2, id3, n;
+	int id1, id2, id3, id4, n;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/j.jsonl", dir);
@@ -1959,16 +2057,24 @@ START_TEST(test_devmem_fault_journal)
 			       .dst = UINT64_MAX - 3,
 			       .length = 8};
 	id3 = sacc_submit_raw(dev, &d);
-	ck_assert_int_eq(dev_run(8), 3);
+	/* 4: an unmapped host src, a device dst past the end: the device
+	 * ranges are checked first, so dev_write (rebuilt) */
+	d = (struct sacc_desc){.opcode = SACC_OP_MEMCPY,
+			       .flags = SACC_DESC_F_DST_DEV,
+			       .src = 0xdead0000,
+			       .dst = 1ull << 40,
+			       .length = 64};
+	id4 = sacc_submit_raw(dev, &d);
+	ck_assert_int_eq(dev_run(8), 4);
 	set_fault_regs(dev, 16 * 4096 - 8, SACC_FAULT_DEV_READ, (uint32_t)id1,
 		       1);
 	ck_assert_int_eq(sacc_poll(dev, r, 1), 1);
-	set_fault_regs(dev, 0x999, SACC_FAULT_SRC_READ, 999, 3);
-	ck_assert_int_eq(sacc_poll(dev, r + 1, 2), 2);
-	for (int i = 0; i < 3; i++)
+	set_fault_regs(dev, 0x999, SACC_FAULT_SRC_READ, 999, 4);
+	ck_assert_int_eq(sacc_poll(dev, r + 1, 3), 3);
+	for (int i = 0; i < 4; i++)
 		ck_assert_uint_eq(r[i].status, SACC_STS_DMA_FAULT);
 	n = read_journal(path, ev, 16);
-	ck_assert_int_eq(n, 6); /* ranges, reset, map hd, 3 faults */
+	ck_assert_int_eq(n, 7); /* ranges, reset, map hd, 4 faults */
 	ck_assert_uint_eq(ev[3].req_id, (uint32_t)id1);
 	ck_assert_uint_eq(ev[3].access, SACC_FAULT_DEV_READ);
 	ck_assert_uint_eq(ev[3].addr, 16 * 4096 - 8);
@@ -1981,6 +2087,9 @@ START_TEST(test_devmem_fault_journal)
 	ck_assert_uint_eq(ev[5].req_id, (uint32_t)id3);
 	ck_assert_uint_eq(ev[5].access, SACC_FAULT_DEV_WRITE);
 	ck_assert_uint_eq(ev[5].addr, UINT64_MAX - 3);
+	ck_assert_uint_eq(ev[6].req_id, (uint32_t)id4);
+	ck_assert_uint_eq(ev[6].access, SACC_FAULT_DEV_WRITE);
+	ck_assert_uint_eq(ev[6].addr, 1ull << 40);
 	ck_assert_str_eq(sacc_fault_access_name(ev[4].access), "dev_write");
 
 	/* a fatal fault at a device address says so, not "IOVA" */
@@ -2143,6 +2252,7 @@ static Suite *libsacc_suite(void)
 	tcase_add_test(tc, test_untrusted_status);
 	tcase_add_test(tc, test_completion_nothing_outstanding);
 	tcase_add_test(tc, test_submit_raw);
+	tcase_add_test(tc, test_submit_raw_slots);
 	tcase_add_test(tc, test_events_record);
 	tcase_add_test(tc, test_events_wrap_drops);
 	tcase_add_test(tc, test_events_concurrent_reader);

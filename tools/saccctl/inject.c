@@ -253,6 +253,42 @@ int inj_submit_inline(struct inj *s, const struct sacc_desc *d,
 	return submit(s, d, data, src_what, dst_what);
 }
 
+int inj_submit_slots(struct inj *s, const struct sacc_desc *slots,
+		     uint32_t nslots, const uint32_t *cmd_slots,
+		     unsigned int ncmds, const char (*src_what)[96],
+		     const char (*dst_what)[96])
+{
+	uint32_t ids[INJ_MAX_DESC], at = 0;
+	int n;
+
+	if (ncmds > INJ_MAX_DESC - s->ndesc)
+		return inj_fail(s, "too many descriptors");
+	n = sacc_submit_raw_slots(s->dev, slots, nslots, cmd_slots, ncmds, ids);
+	if (n < 0)
+		return inj_fail(s, "sacc_submit_raw_slots: %s",
+				sacc_errmsg(s->dev));
+	inj_say(s, "%u SQ slots of garbage, one doorbell: %u commands", nslots,
+		ncmds);
+	for (unsigned int i = 0; i < ncmds; i++) {
+		struct inj_desc *x = &s->desc[s->ndesc++];
+
+		x->d = slots[at];
+		x->d.req_id = ids[i];
+		x->status = -1;
+		snprintf(x->src_what, sizeof(x->src_what), "%s", src_what[i]);
+		snprintf(x->dst_what, sizeof(x->dst_what), "%s", dst_what[i]);
+		inj_say(s,
+			"  slot %u: opcode %u flags 0x%x src 0x%" PRIx64
+			" (%s) dst 0x%" PRIx64 " (%s), length %" PRIu32
+			", %u slot%s, req_id %" PRIu32,
+			at, x->d.opcode, x->d.flags, x->d.src, src_what[i],
+			x->d.dst, dst_what[i], x->d.length, cmd_slots[i],
+			cmd_slots[i] == 1 ? "" : "s", ids[i]);
+		at += cmd_slots[i];
+	}
+	return 0;
+}
+
 int inj_reap(struct inj *s, int timeout_ms)
 {
 	uint64_t deadline = now_ns() + (uint64_t)timeout_ms * 1000000ull;
@@ -304,19 +340,28 @@ int inj_wait_stopped(struct inj *s, int timeout_ms)
 	return 1;
 }
 
-void inj_expect(struct inj *s, uint32_t req_id, uint64_t addr, uint32_t access,
-		bool fatal)
+void inj_expect_kind(struct inj *s, uint32_t req_id, uint64_t addr,
+		     uint32_t access, bool fatal, enum inj_fault_kind kind)
 {
 	struct inj_fault *f;
 
-	if (s->nef == INJ_MAX_FAULT)
+	if (s->nef == INJ_MAX_FAULT) {
+		inj_fail(s, "too many expected faults");
 		return;
+	}
 	f = &s->ef[s->nef++];
 	memset(f, 0, sizeof(*f));
 	f->req_id = req_id;
 	f->addr = addr;
 	f->access = access;
 	f->fatal = fatal;
+	f->kind = kind;
+}
+
+void inj_expect(struct inj *s, uint32_t req_id, uint64_t addr, uint32_t access,
+		bool fatal)
+{
+	inj_expect_kind(s, req_id, addr, access, fatal, INJ_FAULT_ANY);
 }
 
 void inj_device_state(struct inj *s, struct sacc_dev *dev)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * inject.h - saccctl inject internals: the scenario catalogue
- * (scenarios.c, scenarios_ring.c, scenarios_platform.c; what they share
+ * (scenarios.c, scenarios_ring.c, scenarios_devmem.c,
+ * scenarios_platform.c; what they share
  * in scenarios.h), the harness it runs in (inject.c), the accounting
  * against the fault log (inject_account.c) and the report
  * (inject_report.c).
@@ -25,8 +26,8 @@
 #include "sacc_faultlog.h"
 
 #define INJ_MAX_CANARY 16
-#define INJ_MAX_DESC   8
-#define INJ_MAX_FAULT  8
+#define INJ_MAX_DESC   16
+#define INJ_MAX_FAULT  16
 #define INJ_MAX_PLAIN  8
 
 /* An IOVA no scenario maps: 1 GiB, inside the usable range. */
@@ -48,11 +49,23 @@ struct inj_desc {
 	int status; /* completion status, -1 if none */
 };
 
+/* What kind of fault the log must show (inj_expect_kind()). */
+enum inj_fault_kind {
+	INJ_FAULT_ANY = 0, /* logged, or any stated reason for no DMAR line */
+	/* the IOMMU saw it: its DMAR line, or the kernel's or the vIOMMU's
+	 * reason for none (ratelimit, fault recording register) */
+	INJ_FAULT_IOMMU,
+	/* v0.4: the device's own memory: attributed device_memory, no DMAR
+	 * line and none to be had (unlogged device_memory) */
+	INJ_FAULT_DEVMEM,
+};
+
 struct inj_fault {
 	uint32_t req_id; /* 0: any (fetch faults carry 0) */
 	uint64_t addr;	 /* FAULT_ADDR the spec promises */
 	uint32_t access; /* SACC_FAULT_* */
 	bool fatal;
+	enum inj_fault_kind kind;
 	/* filled by the harness */
 	bool found, logged, addr_ok;
 	char attribution[384];
@@ -162,6 +175,13 @@ int inj_submit(struct inj *s, const struct sacc_desc *d, const char *src_what,
 int inj_submit_inline(struct inj *s, const struct sacc_desc *d,
 		      const void *data, const char *src_what,
 		      const char *dst_what);
+/* @nslots SQ slots of any bytes with one doorbell, walked as @cmd_slots
+ * says (sacc_submit_raw_slots); remembers each command with @what[i] as
+ * what its src and dst are.  Returns 0, or -1 with the row failed. */
+int inj_submit_slots(struct inj *s, const struct sacc_desc *slots,
+		     uint32_t nslots, const uint32_t *cmd_slots,
+		     unsigned int ncmds, const char (*src_what)[96],
+		     const char (*dst_what)[96]);
 /* Reap until every submitted descriptor has its completion (bounded). */
 int inj_reap(struct inj *s, int timeout_ms);
 /* Wait until the device reports itself stopped (sacc_check() -EIO). */
@@ -170,6 +190,9 @@ int inj_wait_stopped(struct inj *s, int timeout_ms);
 /* Expect a fault (the harness looks for it in the fault log). */
 void inj_expect(struct inj *s, uint32_t req_id, uint64_t addr, uint32_t access,
 		bool fatal);
+/* The same, and its record must be of @kind. */
+void inj_expect_kind(struct inj *s, uint32_t req_id, uint64_t addr,
+		     uint32_t access, bool fatal, enum inj_fault_kind kind);
 
 /* A verified MEMCPY of @len bytes on @dev; 0 or -1 with s->why set. */
 int inj_memcpy_ok(struct inj *s, struct sacc_dev *dev, size_t len, char *what,

@@ -115,7 +115,9 @@ static bool complete(const struct inj *s, const struct sacc_faultlog *fl,
 		m = expected(s, &s->ef[i]);
 		f = first(fl, &m, &t);
 		ok &= f != NULL;
-		*all_logged &= f && f->has_kernel;
+		/* a device memory fault never gets a DMAR line to wait for */
+		*all_logged &=
+		    f && (f->has_kernel || f->unlogged == SACC_UNLOGGED_DEVMEM);
 	}
 	if (s->burst_n) {
 		m = burst(s);
@@ -130,6 +132,46 @@ static void keep_record(struct inj *s, const struct sacc_fault *f, size_t n)
 	s->record = *f;
 	s->record_n = n;
 	s->has_record = true;
+}
+
+/* Why the kernel printed no DMAR line for an IOMMU fault: its ratelimit
+ * or the vIOMMU's single fault recording register. */
+static bool iommu_unlogged(enum sacc_fault_unlogged u)
+{
+	return u == SACC_UNLOGGED_DROPPED ||
+	       u == SACC_UNLOGGED_VIOMMU_DROPPED ||
+	       u == SACC_UNLOGGED_RATELIMITED;
+}
+
+/* Is @f the kind of fault @e expects (enum inj_fault_kind)? */
+static void check_kind(struct inj *s, const struct inj_fault *e,
+		       const struct sacc_fault *f)
+{
+	const char *u = sacc_fault_unlogged_name(f->unlogged);
+	bool devmem = f->attr == SACC_ATTR_DEVMEM;
+
+	if (e->kind == INJ_FAULT_DEVMEM &&
+	    !(devmem && !f->has_kernel &&
+	      f->unlogged == SACC_UNLOGGED_DEVMEM)) {
+		s->accounted = false;
+		inj_why(s,
+			"req_id %" PRIu32 " should be a device memory fault "
+			"(attributed device_memory, no DMAR line): the log "
+			"says %s, %s",
+			e->req_id, sacc_fault_attr_name(f->attr),
+			f->has_kernel ? "with a DMAR line"
+				      : (u ? u : "no reason"));
+	}
+	if (e->kind == INJ_FAULT_IOMMU &&
+	    (devmem || !(f->has_kernel || iommu_unlogged(f->unlogged)))) {
+		s->accounted = false;
+		inj_why(s,
+			"req_id %" PRIu32 " should be an IOMMU fault (a DMAR "
+			"line, or the kernel's reason for none): the log says "
+			"%s, %s",
+			e->req_id, sacc_fault_attr_name(f->attr),
+			f->has_kernel ? "a DMAR line" : (u ? u : "no reason"));
+	}
 }
 
 static void check_expected(struct inj *s, const struct sacc_faultlog *fl,
@@ -177,6 +219,7 @@ static void check_expected(struct inj *s, const struct sacc_faultlog *fl,
 				"reason",
 				e->req_id);
 		}
+		check_kind(s, e, f);
 		if (i)
 			continue;
 		keep_record(s, f, 0);

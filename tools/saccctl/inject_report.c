@@ -64,6 +64,10 @@ static struct json_object *faults_json(const struct inj *s)
 		jset_hex(o, "addr", e->addr);
 		jset_str(o, "access", inj_access_name(e->access));
 		jset_bool(o, "fatal", e->fatal);
+		jset_str(o, "kind",
+			 e->kind == INJ_FAULT_DEVMEM  ? "device_memory"
+			 : e->kind == INJ_FAULT_IOMMU ? "iommu"
+						      : NULL);
 		jset_bool(o, "in_log", e->found);
 		jset_bool(o, "logged", e->logged);
 		jset_bool(o, "record_matches", e->addr_ok);
@@ -157,6 +161,7 @@ static const char *unlogged_short(const char *u)
 	    {"ratelimited", "ratelimited"},
 	    {"not_iommu", "no IOMMU fault"},
 	    {"no_dma", "no DMA issued"},
+	    {"device_memory", "device memory"},
 	};
 
 	for (size_t i = 0; u && i < sizeof(m) / sizeof(m[0]); i++)
@@ -171,6 +176,7 @@ static void accounted_cell(const struct inj *s, char *buf, size_t len)
 {
 	unsigned int logged = 0, unlogged = 0;
 	const char *why = NULL;
+	bool one_why = true; /* every unlogged fault has the same reason */
 
 	if (!s->accounted) {
 		snprintf(buf, len, "NO");
@@ -186,6 +192,7 @@ static void accounted_cell(const struct inj *s, char *buf, size_t len)
 			logged++;
 		} else {
 			unlogged++;
+			one_why &= !why || !strcmp(why, s->ef[i].unlogged);
 			why = s->ef[i].unlogged;
 		}
 	}
@@ -193,7 +200,7 @@ static void accounted_cell(const struct inj *s, char *buf, size_t len)
 		snprintf(buf, len, "no fault to log");
 	else if (!unlogged)
 		snprintf(buf, len, "logged (DMAR line)");
-	else if (!logged)
+	else if (!logged && one_why)
 		snprintf(buf, len, "counted: %s", unlogged_short(why));
 	else
 		snprintf(buf, len, "%u logged, %u counted", logged, unlogged);

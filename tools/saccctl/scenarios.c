@@ -3,8 +3,9 @@
  * scenarios.c - the fault-injection catalogue of saccctl inject: the
  * table of scenarios, the standard setup they share and the
  * per-descriptor attacks.  The ring attacks are in scenarios_ring.c, the
- * ones on the platform around the device (interrupt window, own BAR,
- * isolation, sub-page exposure, a burst) in scenarios_platform.c.
+ * v0.4 device memory ones in scenarios_devmem.c, the ones on the
+ * platform around the device (interrupt window, own BAR, isolation,
+ * sub-page exposure, a burst) in scenarios_platform.c.
  *
  * Every scenario opens its device fresh, lays out buffers the way libsacc
  * does (page-granular, least privilege, a guard page of unmapped IOVA on
@@ -29,10 +30,8 @@
 
 #include "scenarios.h"
 
-int std_setup(struct inj *s, struct std *b, bool dst_canary)
+int std_bufs(struct inj *s, struct std *b, bool dst_canary)
 {
-	if (inj_open(s, 0, &s->dev))
-		return -1;
 	if (inj_buf(s, 32 * KiB, SACC_DMA_TO_DEVICE, "src", 1, true, &b->src) ||
 	    inj_buf(s, 8 * KiB, SACC_DMA_FROM_DEVICE, "dst", 2, dst_canary,
 		    &b->dst) ||
@@ -41,6 +40,13 @@ int std_setup(struct inj *s, struct std *b, bool dst_canary)
 		return -1;
 	b->plain = inj_plain(s, 4 * KiB, "process page without IOVA", 4);
 	return b->plain ? 0 : -1;
+}
+
+int std_setup(struct inj *s, struct std *b, bool dst_canary)
+{
+	if (inj_open(s, 0, &s->dev))
+		return -1;
+	return std_bufs(s, b, dst_canary);
 }
 
 /* @iova must be unknown to the device's registry (never mapped). */
@@ -364,6 +370,13 @@ const struct scenario inj_scenarios[] = {
      sc_cq_readonly, 0},
     {"token-put-unmapped", "token doorbell, PUT word at an unmapped IOVA", 1,
      true, true, false, 0, sc_token_put_unmapped, 0},
+    {"devmem-past-end", "a copy into and out of device memory past its end", 1,
+     false, true, false, 0, sc_devmem_past_end, SACC_OPEN_V3},
+    {"d2h-unmapped", "a copy from device memory to an IOVA nobody mapped", 1,
+     false, true, false, 0, sc_d2h_unmapped, SACC_OPEN_V3},
+    {"sq-dev-garbage", "random bytes in an SQ in device memory, one doorbell",
+     1, true, true, false, 64, sc_sq_dev_garbage,
+     SACC_OPEN_V3 | SACC_OPEN_SQ_DEV},
     {"interrupt-window", "DMA write aimed at the MSI window 0xfee00000", 1,
      false, true, false, 0, sc_interrupt_window, 0},
     {"own-bar", "MEMCPY into and out of the device's own doorbell page", 1,

@@ -20,6 +20,8 @@ struct std {
 /* Open the device and lay out src, dst and next (canaries, dst's if
  * @dst_canary) and a process page without IOVA; 0 or -1. */
 int std_setup(struct inj *s, struct std *b, bool dst_canary);
+/* The same on s->dev, opened already. */
+int std_bufs(struct inj *s, struct std *b, bool dst_canary);
 /* @iova must be unknown to the device's registry (never mapped). */
 int never_mapped(struct inj *s, uint64_t iova);
 /* Reap @id (submitted last): blocked if it faulted with status 2. */
@@ -43,5 +45,10 @@ int sc_isolation(struct inj *s);
 int sc_subpage_naive(struct inj *s);
 int sc_subpage_libsacc(struct inj *s);
 int sc_burst(struct inj *s);
+
+/* scenarios_devmem.c */
+int sc_devmem_past_end(struct inj *s);
+int sc_d2h_unmapped(struct inj *s);
+int sc_sq_dev_garbage(struct inj *s);
 
 #endif /* SACCCTL_SCENARIOS_H */
