@@ -296,7 +296,13 @@ static SaccDescList *sacc_sq_view(SaccState *s, SaccChannel *ch,
     return head;
 }
 
-/* The @count CQ slots before the device's tail, and whether posted. */
+/*
+ * The @count CQ slots the device wrote last, before its tail: this lap's
+ * (below the tail) and, once the CQ has wrapped (phase 0: an odd number
+ * of laps; with phase 1 the slots past the tail may never have been
+ * written), the last lap's.  posted: the entry carries the phase of the
+ * lap that wrote it.
+ */
 static SaccCqeList *sacc_cq_view(SaccState *s, SaccChannel *ch,
                                  uint32_t count)
 {
@@ -308,7 +314,7 @@ static SaccCqeList *sacc_cq_view(SaccState *s, SaccChannel *ch,
     if (!(ch->regs.status & SACC_STATUS_READY) || !size) {
         return NULL;
     }
-    count = MIN(count, size);
+    count = MIN(count, ring->phase ? ring->cq_tail : size);
     for (i = 0; i < count; i++) {
         uint32_t idx = (ring->cq_tail + size - count + i) % size;
         /* slots below the tail were written in this lap, others before */
@@ -378,7 +384,9 @@ static SaccChannelInfo *sacc_channel_info(SaccState *s, SaccChannel *ch,
     }
     c->fault_addr = r->fault_addr;
     c->fault_info = r->fault_info;
-    c->fault_access = g_strdup(sacc_fault_access_str(r->fault_info));
+    c->fault_access = g_strdup(r->fault_count
+                               ? sacc_fault_access_str(r->fault_info)
+                               : "none");
     c->fault_req_id = r->fault_req_id;
     c->fault_count = r->fault_count;
     c->msix_masked = msix_is_masked(PCI_DEVICE(s), ch->id);
@@ -607,7 +615,8 @@ static void hmp_sacc_channel(Monitor *mon, const SaccChannelInfo *c)
                           q->has_pending && q->pending ? '*'
                                                        : after ? '+' : ' ');
         }
-        monitor_printf(mon, "    CQ, up to the device's tail:\n");
+        monitor_printf(mon, "    CQ, the last written (up to the device's "
+                       "tail):\n");
         for (e = c->cq; e; e = e->next) {
             const SaccCqe *q = e->value;
 
@@ -648,9 +657,19 @@ static void hmp_sacc_print(Monitor *mon, const SaccInfo *i)
         size_t k, n = strlen(m->data);
 
         for (k = 0; k < n; k += 32) {
-            monitor_printf(mon, "  %s0x%" PRIx64 ": %.32s\n",
+            char text[17] = "";
+            size_t j;
+
+            for (j = 0; j < 16 && k + 2 * j + 1 < n; j++) {
+                unsigned int b = 0;
+
+                sscanf(m->data + k + 2 * j, "%2x", &b);
+                text[j] = b >= 0x20 && b < 0x7f ? b : '.';
+            }
+            text[j] = 0;
+            monitor_printf(mon, "  %s0x%" PRIx64 ": %-32.32s  %s\n",
                            m->dev ? "dev " : "", m->addr + k / 2,
-                           m->data + k);
+                           m->data + k, text);
         }
         if (m->has_fault_addr) {
             monitor_printf(mon, "  0x%" PRIx64 ": no translation (the "

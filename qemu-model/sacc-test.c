@@ -3468,7 +3468,6 @@ static void test_monitor_vtd(void)
     hmp = qtest_hmp(t.qts, "info sacc --ring 1 --mem 0x%" PRIx64 " 16",
                     (uint64_t)UNMAPPED);
     g_assert_nonnull(strstr(hmp, "no translation"));
-    g_assert_nonnull(strstr(hmp, "cq[0] @0x4000000000: unreadable"));
     /* looking recorded no fault */
     g_assert_cmphex(qtest_readl(t.qts, VTD_BASE + VTD_FSTS), ==, 0);
     g_assert_cmphex(qtest_readq(t.qts, VTD_BASE + VTD_FRCD_HI), ==, 0);

@@ -8,16 +8,46 @@
  * say what was submitted, so its completions are checked like any.
  */
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "sacc_mmio.h"
 #include "sacc_priv.h"
 
+/*
+ * SACC_PAUSE_BEFORE_DOORBELL=SECONDS (docs/debugging.md): stop before
+ * every doorbell, the descriptors written and the device not told yet,
+ * so the rings can be looked at from QEMU's monitor ("info sacc").  Read
+ * once per process; stderr says where the program stands.
+ */
+static void pause_before_doorbell(struct sacc_dev *dev, uint32_t tail)
+{
+	static int secs = -1;
+	const char *v;
+
+	if (secs < 0) {
+		v = getenv("SACC_PAUSE_BEFORE_DOORBELL");
+		secs = v ? atoi(v) : 0;
+		secs = secs < 0 ? 0 : secs > 3600 ? 3600 : secs;
+	}
+	if (!secs)
+		return;
+	fprintf(stderr,
+		"libsacc: %s: paused %d s before the doorbell (SQ tail %u): "
+		"look at the rings now, e.g. 'info sacc --ring 0' in QEMU's "
+		"monitor\n",
+		dev->bdf, secs, tail);
+	sleep((unsigned int)secs);
+	fprintf(stderr, "libsacc: %s: ringing\n", dev->bdf);
+}
+
 static int ring_doorbell(struct sacc_dev *dev, uint32_t tail)
 {
 	ssize_t n;
 
+	pause_before_doorbell(dev, tail);
 	dev->stats.doorbells++;
 	if (dev->doorbell == SACC_DOORBELL_MMAP) {
 		/* The channel's word of the doorbell page (channel 0: offset
