@@ -1591,6 +1591,17 @@ static void sacc_read_put(SaccState *s, SaccChannel *ch, uint32_t epoch)
  * the bytes it moved (for the turn and run bounds), or -1 if the channel
  * was stopped, reset or disabled meanwhile.
  */
+/* A descriptor as read (little endian) to host order; reserved stays LE */
+static void sacc_desc_from_le(struct sacc_desc *d)
+{
+    d->src = le64_to_cpu(d->src);
+    d->dst = le64_to_cpu(d->dst);
+    d->length = le32_to_cpu(d->length);
+    d->opcode = le16_to_cpu(d->opcode);
+    d->flags = le16_to_cpu(d->flags);
+    d->req_id = le32_to_cpu(d->req_id);
+}
+
 /*
  * The end of a SEGMENT entry: its one completion (docs/spec.md section
  * 21), with @status and @result_len (commands run, or the failing one's
@@ -1715,12 +1726,7 @@ static int64_t sacc_segment_step(SaccState *s, SaccChannel *ch,
     bool ok;
 
     memcpy(&c, seg->buf + seg->next, sizeof(c));
-    c.src = le64_to_cpu(c.src);
-    c.dst = le64_to_cpu(c.dst);
-    c.length = le32_to_cpu(c.length);
-    c.opcode = le16_to_cpu(c.opcode);
-    c.flags = le16_to_cpu(c.flags);
-    c.req_id = le32_to_cpu(c.req_id);
+    sacc_desc_from_le(&c);
     trace_sacc_segment_cmd(ch->id, seg->entry.req_id, seg->index, c.opcode,
                            c.req_id, c.src, c.dst, c.length, c.flags);
     seg->next += sizeof(c);
@@ -1777,12 +1783,7 @@ static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
         sacc_ring_fatal(s, ch, SACC_FAULT_DESC_FETCH, addr, 0);
         return -1;
     }
-    d.src = le64_to_cpu(d.src);
-    d.dst = le64_to_cpu(d.dst);
-    d.length = le32_to_cpu(d.length);
-    d.opcode = le16_to_cpu(d.opcode);
-    d.flags = le16_to_cpu(d.flags);
-    d.req_id = le32_to_cpu(d.req_id);
+    sacc_desc_from_le(&d);
     trace_sacc_desc_fetch(ch->id, ch->ring.sq_head, d.opcode, d.req_id,
                           d.src, d.dst, d.length, d.flags,
                           le32_to_cpu(d.reserved));
