@@ -173,6 +173,22 @@ typedef struct SaccCursor {
     uint64_t fault;
 } SaccCursor;
 
+/*
+ * A SEGMENT entry under way (v0.4, docs/spec.md section 21): the
+ * snapshot of its segment and the next command in it.  One command runs
+ * per step (sacc_segment_step()), so a long segment spreads over the
+ * channel's turns; a reset or disable forgets it.
+ */
+typedef struct SaccSegment {
+    bool active;
+    struct sacc_desc entry; /* the SQ entry, as fetched */
+    uint64_t fetch_ns;
+    uint32_t len;   /* the segment's bytes */
+    uint32_t next;  /* offset of the next command */
+    uint32_t index; /* commands run */
+    uint8_t *buf;   /* the snapshot: SACC_SEGMENT_MAX bytes, at first use */
+} SaccSegment;
+
 typedef struct SaccChannel {
     uint32_t id;
     uint32_t epoch; /* bumped by reset/disable: abandons its work */
@@ -198,6 +214,7 @@ typedef struct SaccChannel {
     uint32_t cqh_pending;
     SaccCursor cur;
     uint8_t *fill; /* a page of the running FILL's pattern (v0.4) */
+    SaccSegment seg;
 } SaccChannel;
 
 #define SACC_DB_HINT_TOKEN (1u << 31)
@@ -273,6 +290,12 @@ struct SaccState {
     uint32_t copies_held; /* atomic: copies that began that delay (tests) */
 
     bool db_any;          /* atomic: some channel's db_pending is set */
+    /*
+     * atomic: a vCPU rang a doorbell or wrote CQ_HEAD since the engine's
+     * big copy began: the copy makes way at its next piece
+     * (sacc_copy_unlocked(), sacc_yield_hint()).
+     */
+    bool copy_yield;
     uint32_t nr_channels; /* property "channels" */
     uint32_t rr_next;     /* channel whose turn comes next */
     uint32_t scratch;
@@ -500,6 +523,7 @@ static void sacc_chan_power_on(SaccChannel *ch)
     ch->epoch++;
     ch->token = false;
     ch->cur.active = false;
+    ch->seg.active = false;
     sacc_chan_regs_reset(&ch->regs);
     sacc_dev_ring_reset(&ch->ring, 0);
     sacc_db_hint_update(ch);
@@ -583,6 +607,7 @@ static void sacc_disable(SaccChannel *ch)
     ch->epoch++;
     ch->token = false;
     ch->cur.active = false;
+    ch->seg.active = false;
     qatomic_set(&ch->regs.status, ch->regs.status & ~SACC_STATUS_READY);
     sacc_db_hint_update(ch);
     sacc_dev_ring_reset(&ch->ring, 0);
@@ -1160,7 +1185,7 @@ static bool sacc_others_busy(SaccState *s, SaccChannel *ch)
         SaccChannel *o = &s->chan[i];
 
         if (o != ch && (o->regs.status & SACC_STATUS_READY) &&
-            (o->token || o->cur.active ||
+            (o->token || o->cur.active || o->seg.active ||
              !sacc_dev_ring_sq_empty(&o->ring)) &&
             !sacc_dev_ring_cq_full(&o->ring, o->regs.cq_size)) {
             return true;
@@ -1206,9 +1231,10 @@ static void sacc_engine_make_way(SaccState *s)
  * and listener are what make invalidations and map changes wait.
  *
  * Such a copy may also end part way (SaccCursor): after its first piece
- * if another channel has work now, else as soon as the engine is kicked
- * (a doorbell, locked or not, or a CQ_HEAD).  Returns the bytes moved,
- * [0, that) written.
+ * if another channel has work now, else as soon as a vCPU rings a
+ * doorbell or writes CQ_HEAD (copy_yield; the engine's own applying of
+ * doorbells does not count).  Returns the bytes moved, [0, that)
+ * written.
  */
 static uint32_t sacc_copy_unlocked(SaccState *s, SaccChannel *ch,
                                    SaccAtc *atc, SaccCopyPlan *plan,
@@ -1226,8 +1252,12 @@ static uint32_t sacc_copy_unlocked(SaccState *s, SaccChannel *ch,
     int64_t t0 = 0;
     uint32_t i, moved;
 
+    if (unlock && !ch->seg.active) { /* a segment's copies move whole */
+        qatomic_set(&s->copy_yield, false);
+        smp_mb(); /* cleared before we look: no vCPU's hint is lost */
+        stop = sacc_others_busy(s, ch) ? &stop_now : &s->copy_yield;
+    }
     if (unlock) {
-        stop = sacc_others_busy(s, ch) ? &stop_now : &s->engine_kicked;
         qemu_mutex_lock(&s->dma_lock);
         dev->mem_reentrancy_guard.engaged_in_io = false;
         t0 = get_clock();
@@ -1748,6 +1778,165 @@ static void sacc_read_put(SaccState *s, SaccChannel *ch, uint32_t epoch)
  * the bytes it moved (for the turn and run bounds), or -1 if the channel
  * was stopped, reset or disabled meanwhile.
  */
+/*
+ * The end of a SEGMENT entry: its one completion (docs/spec.md section
+ * 21), with @status and @result_len (commands run, or the failing one's
+ * index).  Returns false if the ring faulted or the channel was reset.
+ */
+static bool sacc_segment_done(SaccState *s, SaccChannel *ch, uint32_t epoch,
+                              uint16_t status, uint32_t result_len)
+{
+    SaccSegment *seg = &ch->seg;
+    const struct sacc_desc *e = &seg->entry;
+
+    seg->active = false;
+    trace_sacc_segment_done(ch->id, e->req_id, status, result_len);
+    trace_sacc_op_end(ch->id, e->req_id, status, result_len,
+                      SACC_TRACE_NS(TRACE_SACC_OP_END));
+    if (!sacc_post_cqe(s, ch, epoch, e->req_id, status, result_len,
+                       seg->fetch_ns)) {
+        return false;
+    }
+    if (e->flags & SACC_DESC_F_IRQ) {
+        sacc_raise_irq(s, ch, SACC_IRQ_COMPLETION);
+    }
+    return true;
+}
+
+/*
+ * A SEGMENT entry @e, just fetched from the SQ: check it and take the
+ * snapshot of its segment, or complete it with the error.  Returns false
+ * if the channel was reset or its ring faulted meanwhile.
+ */
+static bool sacc_segment_start(SaccState *s, SaccChannel *ch,
+                               const struct sacc_desc *e, uint64_t fetch_ns,
+                               uint32_t epoch)
+{
+    SaccSegment *seg = &ch->seg;
+    const bool dev = sacc_desc_dev(ch, e, SACC_DESC_F_SRC_DEV);
+    uint64_t fault = e->src;
+    SaccDmaResult r;
+
+    *seg = (SaccSegment) { .active = true, .entry = *e,
+                           .fetch_ns = fetch_ns, .len = e->length,
+                           .buf = seg->buf };
+    trace_sacc_segment_fetch(ch->id, e->req_id, e->src, e->length, dev);
+    if (e->length < SACC_SEGMENT_ALIGN || e->length > SACC_SEGMENT_MAX ||
+        e->length % SACC_SEGMENT_ALIGN) {
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_INVALID,
+                         sacc_guest_error_bad_length,
+                         "ch %u req_id 0x%x length %u",
+                         ch->id, e->req_id, e->length);
+        return sacc_segment_done(s, ch, epoch, SACC_STS_BAD_LENGTH, 0);
+    }
+    if (dev && !sacc_devmem_has(s, e->src, e->length)) {
+        uint16_t status;
+
+        sacc_devmem_fault(ch, e, SACC_FAULT_DEV_READ, e->src, &status);
+        return sacc_segment_done(s, ch, epoch, status, 0);
+    }
+    if (!seg->buf) {
+        seg->buf = g_malloc(SACC_SEGMENT_MAX);
+    }
+    r = !dev && sacc_range_wraps(e->src, e->length)
+        ? SACC_DMA_FAULT
+        : sacc_dma(s, ch, e->src, dev, seg->buf, e->length,
+                   DMA_DIRECTION_TO_DEVICE, epoch, &fault);
+    if (r == SACC_DMA_ABANDONED) {
+        return false;
+    }
+    if (r == SACC_DMA_FAULT) {
+        sacc_record_fault(ch, SACC_FAULT_SEGMENT_READ, fault, e->req_id);
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA,
+                         sacc_guest_error_buffer_dma_fault,
+                         "ch %u info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
+                         ch->id, SACC_FAULT_SEGMENT_READ, fault, e->req_id);
+        return sacc_segment_done(s, ch, epoch, SACC_STS_DMA_FAULT, 0);
+    }
+    return true;
+}
+
+/*
+ * A WRITE_INLINE command @c in a segment: its payload is in the
+ * segment's slots after it (not the ring's), which it consumes.
+ */
+static bool sacc_segment_inline(SaccState *s, SaccChannel *ch,
+                                const struct sacc_desc *c, uint32_t epoch,
+                                uint16_t *status, uint32_t *result_len)
+{
+    SaccSegment *seg = &ch->seg;
+    const uint64_t slots = SACC_INLINE_SLOTS(c->length);
+    const uint32_t left = seg->len - seg->next;
+    uint8_t *payload = seg->buf + seg->next;
+
+    *result_len = 0;
+    if (c->length < 1 || c->length > SACC_INLINE_MAX ||
+        slots * SACC_SEGMENT_ALIGN > left) {
+        seg->next = seg->len;
+        *status = SACC_STS_BAD_LENGTH;
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_INVALID,
+                         sacc_guest_error_inline_length,
+                         "ch %u req_id 0x%x length %u slots %u",
+                         ch->id, c->req_id, c->length,
+                         left / SACC_SEGMENT_ALIGN);
+        return true;
+    }
+    seg->next += slots * SACC_SEGMENT_ALIGN;
+    return sacc_write_dst(s, ch, c, payload, c->length, epoch, status,
+                          result_len);
+}
+
+/*
+ * One command of the channel's segment (docs/spec.md section 21): run
+ * it as the ring would, then complete the entry if it failed or was the
+ * last.  Returns the bytes it moved, or -1 if the channel was reset or
+ * its ring faulted meanwhile.
+ */
+static int64_t sacc_segment_step(SaccState *s, SaccChannel *ch,
+                                 uint32_t epoch)
+{
+    SaccSegment *seg = &ch->seg;
+    uint32_t result_len = 0;
+    struct sacc_desc c;
+    uint16_t status;
+    bool ok;
+
+    memcpy(&c, seg->buf + seg->next, sizeof(c));
+    c.src = le64_to_cpu(c.src);
+    c.dst = le64_to_cpu(c.dst);
+    c.length = le32_to_cpu(c.length);
+    c.opcode = le16_to_cpu(c.opcode);
+    c.flags = le16_to_cpu(c.flags);
+    c.req_id = le32_to_cpu(c.req_id);
+    trace_sacc_segment_cmd(ch->id, seg->entry.req_id, seg->index, c.opcode,
+                           c.req_id, c.src, c.dst, c.length, c.flags);
+    seg->next += sizeof(c);
+    if (c.opcode == SACC_OP_SEGMENT) { /* no nesting */
+        status = SACC_STS_BAD_OPCODE;
+        SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_BAD_OPCODE,
+                         sacc_guest_error_bad_opcode,
+                         "ch %u req_id 0x%x opcode %u",
+                         ch->id, c.req_id, c.opcode);
+        ok = true;
+    } else if (c.opcode == SACC_OP_WRITE_INLINE) {
+        ok = sacc_segment_inline(s, ch, &c, epoch, &status, &result_len);
+    } else {
+        ok = sacc_execute(s, ch, &c, epoch, &status, &result_len);
+    }
+    if (!ok) {
+        return -1;
+    }
+    if (status != SACC_STS_OK) {
+        return sacc_segment_done(s, ch, epoch, status, seg->index) ? 0 : -1;
+    }
+    seg->index++;
+    if (seg->next >= seg->len &&
+        !sacc_segment_done(s, ch, epoch, SACC_STS_OK, seg->index)) {
+        return -1;
+    }
+    return result_len;
+}
+
 static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
 {
     uint64_t fetch_ns = sacc_clock_ns();
@@ -1757,6 +1946,9 @@ static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
     uint16_t status;
     MemTxResult r;
 
+    if (ch->seg.active) { /* a segment under way: its next command */
+        return sacc_segment_step(s, ch, epoch);
+    }
     if (ch->cur.active) { /* a copy under way: go on with it */
         d = ch->cur.d;
         fetch_ns = ch->cur.fetch_ns;
@@ -1785,6 +1977,9 @@ static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
 
     trace_sacc_op_start(ch->id, d.req_id, d.opcode,
                         SACC_TRACE_NS(TRACE_SACC_OP_START));
+    if (d.opcode == SACC_OP_SEGMENT && (ch->regs.mode & SACC_MODE_V3)) {
+        return sacc_segment_start(s, ch, &d, fetch_ns, epoch) ? 0 : -1;
+    }
 execute:
     if (!sacc_execute(s, ch, &d, epoch, &status, &result_len)) {
         return -1;
@@ -1842,7 +2037,8 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
     }
     /* The epoch check catches a reset caused by our own DMA or MSI. */
     while (ch->epoch == epoch && (ch->regs.status & SACC_STATUS_READY) &&
-           (ch->cur.active || !sacc_dev_ring_sq_empty(&ch->ring))) {
+           (ch->cur.active || ch->seg.active ||
+            !sacc_dev_ring_sq_empty(&ch->ring))) {
         int64_t n;
 
         /* CQ full (one slot stays free); CQ_HEAD will reschedule us. */
@@ -1877,6 +2073,17 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
         trace_sacc_turn(ch->id, descs, bytes);
     }
     return worked;
+}
+
+/*
+ * A vCPU (not the engine applying what was posted) rang a doorbell or
+ * wrote CQ_HEAD: a big copy under way makes way at its next piece.
+ */
+static void sacc_yield_hint(SaccState *s)
+{
+    if (s->engine_thread && !qemu_thread_is_self(&s->engine)) {
+        qatomic_set(&s->copy_yield, true);
+    }
 }
 
 /*
@@ -2204,6 +2411,7 @@ static void sacc_cq_head_write(SaccState *s, SaccChannel *ch, uint32_t val)
         return;
     }
     trace_sacc_cq_head(ch->id, val, ch->ring.cq_tail);
+    sacc_yield_hint(s);
     ch->ring.cq_head = val;
     /* The slot may have unblocked a stalled ring. */
     if (!sacc_dev_ring_sq_empty(&ch->ring)) {
@@ -2523,6 +2731,7 @@ static void sacc_tail_doorbell(SaccState *s, SaccChannel *ch, uint64_t val)
                         SACC_TRACE_NS(TRACE_SACC_DOORBELL));
     /* Record only; the copy happens in the engine, not on the vCPU */
     ch->ring.sq_tail = val;
+    sacc_yield_hint(s);
     sacc_kick(s);
 }
 
@@ -2556,6 +2765,7 @@ static void sacc_token_doorbell(SaccState *s, uint64_t val)
     trace_sacc_doorbell_token(ch->id, ch->ring.sq_head,
                               SACC_TRACE_NS(TRACE_SACC_DOORBELL_TOKEN));
     ch->token = true;
+    sacc_yield_hint(s);
     sacc_kick(s);
 }
 
@@ -2669,6 +2879,7 @@ static bool sacc_doorbell_post(SaccState *s, hwaddr addr, uint64_t val,
         }
     }
     qatomic_set(&s->db_any, true);
+    qatomic_set(&s->copy_yield, true);
     return true;
 }
 
@@ -2998,6 +3209,7 @@ static bool sacc_cq_head_post(SaccState *s, unsigned int bar, hwaddr addr,
     /* xchg is a full barrier: cqh_pending is set before db_any. */
     qatomic_xchg(&ch->cqh_pending, (uint32_t)val + 1);
     qatomic_set(&s->db_any, true);
+    qatomic_set(&s->copy_yield, true);
     sacc_kick(s);
     return true;
 }
@@ -3313,6 +3525,7 @@ static void sacc_finalize(Object *obj)
     }
     for (unsigned int i = 0; i < SACC_CHANNELS_MAX; i++) {
         g_free(s->chan[i].fill);
+        g_free(s->chan[i].seg.buf);
     }
 }
 

@@ -636,8 +636,10 @@ static int find_cap(const uint8_t *cfg, uint8_t id)
 START_TEST(test_identity)
 {
 	struct vfio_device_info di = {.argsz = sizeof(di)};
-	static const uint32_t bar_size[6] = {SACC_BAR0_SIZE, SACC_BAR1_SIZE,
-					     SACC_BAR2_SIZE};
+	/* v0.4: BAR4 is device memory, the model's default size in ci/vm */
+	static const uint64_t bar_size[6] = {SACC_BAR0_SIZE, SACC_BAR1_SIZE,
+					     SACC_BAR2_SIZE, 0,
+					     SACC_DEVMEM_DEFAULT};
 	uint8_t cfg[256];
 	int exp, msix;
 
