@@ -120,9 +120,11 @@ static void enc_free(struct graph_enc *e)
 	memset(e, 0, sizeof(*e));
 }
 
-/* Encode @n checked ops taking @slots slots into @e: 0 or -ENOMEM. */
+/* Encode @n checked ops taking @slots slots into @e, their req_ids
+ * SACC_GRAPH_CMD_ID(@tag, i): 0 or -ENOMEM. */
 static int encode(struct sacc_dev *dev, const struct sacc_op *ops,
-		  unsigned int n, uint32_t slots, struct graph_enc *e)
+		  unsigned int n, uint32_t slots, uint32_t tag,
+		  struct graph_enc *e)
 {
 	uint32_t j = 0;
 
@@ -143,7 +145,8 @@ static int encode(struct sacc_dev *dev, const struct sacc_op *ops,
 		if (op->opcode == SACC_OP_NOP)
 			e->ops[i].src = e->ops[i].dst = NULL;
 		e->head[i] = j;
-		sacc_op_desc(op, &e->cmds[j++]); /* req_id 0: the entry's */
+		sacc_op_desc(op, &e->cmds[j]);
+		e->cmds[j++].req_id = SACC_GRAPH_CMD_ID(tag, i);
 		if (op->opcode == SACC_OP_WRITE_INLINE) {
 			memcpy(&e->cmds[j], op->data, op->len);
 			j += (uint32_t)SACC_INLINE_SLOTS(op->len);
@@ -249,8 +252,8 @@ static int check_dev(struct sacc_dev *dev, unsigned int flags, bool raw,
 /* A new graph over encoded @e (taken over) on @dev: its segment made
  * and written, buffers pinned, linked.  0 or the error (@e freed). */
 static int graph_new(struct sacc_dev *dev, struct graph_enc *e, unsigned int n,
-		     unsigned int flags, bool raw, const char *what,
-		     struct sacc_graph **out)
+		     unsigned int flags, bool raw, uint32_t tag,
+		     const char *what, struct sacc_graph **out)
 {
 	struct sacc_graph *g = calloc(1, sizeof(*g));
 	int ret;
@@ -275,6 +278,7 @@ static int graph_new(struct sacc_dev *dev, struct graph_enc *e, unsigned int n,
 	g->n = n;
 	g->flags = flags;
 	g->raw = raw;
+	g->tag = tag;
 	seg_write(g);
 	pin(g->ops, g->n, 1);
 	link_graph(dev, g);
@@ -287,6 +291,9 @@ int sacc_graph_create(struct sacc_dev *dev, const struct sacc_op *ops,
 		      struct sacc_graph **out)
 {
 	static const char what[] = "sacc_graph_create";
+	/* a tag per graph, process-wide (handles may be in threads) */
+	static uint32_t tags;
+	uint32_t tag = __atomic_add_fetch(&tags, 1, __ATOMIC_RELAXED);
 	struct graph_enc e = {0};
 	uint32_t slots = 0;
 	int ret;
@@ -300,8 +307,8 @@ int sacc_graph_create(struct sacc_dev *dev, const struct sacc_op *ops,
 		return sacc_seterr(dev, EINVAL, "%s: out is NULL", what);
 	ret = check_ops(dev, ops, n, what, &slots);
 	if (!ret)
-		ret = encode(dev, ops, n, slots, &e);
-	return ret ? ret : graph_new(dev, &e, n, flags, false, what, out);
+		ret = encode(dev, ops, n, slots, tag, &e);
+	return ret ? ret : graph_new(dev, &e, n, flags, false, tag, what, out);
 }
 
 int sacc_graph_create_raw(struct sacc_dev *dev, const struct sacc_desc *cmds,
@@ -332,7 +339,7 @@ int sacc_graph_create_raw(struct sacc_dev *dev, const struct sacc_desc *cmds,
 	}
 	memcpy(e.cmds, cmds, (size_t)slots * sizeof(*cmds));
 	walk_cmds(cmds, slots, e.head);
-	return graph_new(dev, &e, n, flags, true, what, out);
+	return graph_new(dev, &e, n, flags, true, 0, what, out);
 }
 
 static bool graph_ok(const struct sacc_graph *g)
@@ -426,7 +433,7 @@ int sacc_graph_update(struct sacc_graph *g, const struct sacc_op *ops,
 				   g->inflight == 1 ? " is" : "es are");
 	ret = check_ops(dev, ops, n, what, &slots);
 	if (!ret)
-		ret = encode(dev, ops, n, slots, &e);
+		ret = encode(dev, ops, n, slots, g->tag, &e);
 	if (ret)
 		return ret;
 	/* in place if it fits the segment's pages, else new memory */

@@ -13,18 +13,38 @@
 
 #include "sacc_graph.h"
 
+bool sacc_graph_record_is(const struct sacc_graph *g, uint32_t entry_id,
+			  uint32_t index, uint32_t rec_id, uint32_t info,
+			  bool *fetch)
+{
+	const struct sacc_desc *cmd = sacc_graph_cmd(g, index);
+	uint32_t a = info & SACC_FAULT_ACCESS_MASK;
+
+	/* the fetch's: the entry's req_id (section 21) */
+	*fetch = !index && rec_id == entry_id &&
+		 (a == SACC_FAULT_SEGMENT_READ || a == SACC_FAULT_DEV_READ);
+	if (*fetch)
+		return true;
+	/* a command's: its own req_id (libsacc's carry the op's index) */
+	return cmd && cmd->req_id && rec_id == cmd->req_id &&
+	       a != SACC_FAULT_SEGMENT_READ;
+}
+
 void sacc_graph_failed(struct sacc_graph *g, const struct sacc_cqe *c)
 {
 	struct sacc_fault_regs r;
+	bool fetch;
 
 	g->last = (struct sacc_graph_fail){
 	    .req_id = c->req_id, .status = c->status, .index = c->result_len};
 	if (c->status != SACC_STS_DMA_FAULT || !g->dev)
 		return;
 	sacc_fault_regs_read(g->dev, &r);
-	if (r.req_id != c->req_id)
+	if (!sacc_graph_record_is(g, c->req_id, c->result_len, r.req_id, r.info,
+				  &fetch))
 		return; /* a later fault overwrote it */
 	g->last.rec = true;
+	g->last.fetch = fetch;
 	g->last.addr = r.addr;
 	g->last.info = r.info;
 }
@@ -98,9 +118,14 @@ static void describe_fault(const struct sacc_graph *g,
 	if (r->status != SACC_STS_DMA_FAULT)
 		return;
 	if (f->req_id != r->req_id || !f->rec) {
-		snprintf(buf, len,
-			 " (the fault record was overwritten by a later "
-			 "fault before the result was reaped)");
+		const struct sacc_desc *d = sacc_graph_cmd(g, r->result_len);
+
+		snprintf(buf, len, "%s",
+			 d && !d->req_id
+			     ? " (the command's req_id is 0: the fault record "
+			       "cannot be told to be its)"
+			     : " (the fault record was overwritten by a later "
+			       "fault before the result was reaped)");
 		return;
 	}
 	if (a == SACC_FAULT_DEV_READ || a == SACC_FAULT_DEV_WRITE) {
@@ -128,14 +153,9 @@ static bool fetch_failed(const struct sacc_graph *g,
 			 const struct sacc_result *r)
 {
 	const struct sacc_graph_fail *f = &g->last;
-	uint32_t a = f->info & SACC_FAULT_ACCESS_MASK;
 
-	if (r->status != SACC_STS_DMA_FAULT || r->result_len ||
-	    f->req_id != r->req_id || !f->rec)
-		return false;
-	return a == SACC_FAULT_SEGMENT_READ ||
-	       (a == SACC_FAULT_DEV_READ && g->seg &&
-		f->addr == sacc_buf_addr(g->seg));
+	return r->status == SACC_STS_DMA_FAULT && f->req_id == r->req_id &&
+	       f->rec && f->fetch;
 }
 
 /* Op 0 with a DMA fault and no record of it: or the fetch? */

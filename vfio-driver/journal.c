@@ -255,8 +255,10 @@ static void infer_segment(struct sacc_dev *dev, const struct sacc_desc *d,
 
 void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 			    uint32_t req_id, uint16_t opcode,
-			    const struct sacc_desc *cmd)
+			    const struct sacc_graph *g, uint32_t index)
 {
+	const struct sacc_desc *cmd = g ? sacc_graph_cmd(g, index) : NULL;
+	bool fetch;
 	const struct sacc_desc *d = &dev->sq.entries[slot];
 	struct sacc_journal_fault f = {0};
 	struct sacc_fault_regs r;
@@ -272,7 +274,9 @@ void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 	f.has_chan = true;
 	f.chan = dev->chan;
 	f.fault_count = r.count;
-	if (r.req_id == req_id) {
+	if (g ? sacc_graph_record_is(g, req_id, index, r.req_id, r.info,
+				     &fetch)
+	      : r.req_id == req_id) {
 		f.addr = r.addr;
 		f.info = r.info;
 	} else if (d->opcode == SACC_OP_SEGMENT) {

@@ -142,15 +142,12 @@ static const char *check_cqe(struct sacc_dev *dev, const struct sacc_cqe *c,
 static void reap_failed(struct sacc_dev *dev, const struct sacc_track *t,
 			const struct sacc_cqe *c)
 {
-	const struct sacc_desc *cmd = NULL;
-
-	if (t->graph) {
+	if (t->graph)
 		sacc_graph_failed(t->graph, c);
-		cmd = sacc_graph_cmd(t->graph, c->result_len);
-	}
 	if (c->status == SACC_STS_DMA_FAULT)
 		sacc_dev_journal_fault(dev, (uint32_t)(t - dev->track),
-				       c->req_id, t->opcode, cmd);
+				       c->req_id, t->opcode, t->graph,
+				       c->result_len);
 }
 
 /*

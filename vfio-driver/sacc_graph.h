@@ -11,12 +11,23 @@
 
 #define SACC_GRAPH_MAGIC 0x47525048u /* "GRPH" while alive */
 
+/*
+ * A command's req_id in a segment: the device puts it in FAULT_REQ_ID
+ * when the command faults (spec section 21: the record is the
+ * command's).  Bit 31 (libsacc's own req_ids never have it), the
+ * graph's tag (20 bits) and the op's index (11 bits: < 2048), so the
+ * record names the graph and the op.
+ */
+#define SACC_GRAPH_CMD_ID(tag, i)                                              \
+	(0x80000000u | ((uint32_t)(tag)&0xfffffu) << 11 | (uint32_t)(i))
+
 /* The last failed launch reaped (sacc_graph_failed()). */
 struct sacc_graph_fail {
 	uint32_t req_id; /* its entry's; 0: none yet */
 	uint16_t status;
 	uint32_t index; /* result_len: the failing command */
-	bool rec;	/* the fault record below was this launch's */
+	bool rec;	/* the fault record below is of this failure */
+	bool fetch;	/* ... of the segment's fetch, not of a command */
 	uint64_t addr;	/* FAULT_ADDR */
 	uint32_t info;	/* FAULT_INFO */
 };
@@ -33,6 +44,7 @@ struct sacc_graph {
 	uint32_t slots;			/* 32-byte slots, payloads included */
 	unsigned int flags;		/* SACC_GRAPH_* */
 	bool raw;			/* sacc_graph_create_raw() */
+	uint32_t tag;			/* in its commands' req_ids */
 	uint32_t inflight;		/* launches not reaped yet */
 	uint64_t epoch;			/* device memory's, when written */
 	struct sacc_graph_fail last;

@@ -369,6 +369,12 @@ void sacc_devmem_pool_usage(struct sacc_devmem_pool *p, uint64_t *used,
  * command and, for a DMA fault, the device's fault record, for
  * sacc_graph_explain(). */
 void sacc_graph_failed(struct sacc_graph *g, const struct sacc_cqe *c);
+/* Is the fault record (@rec_id FAULT_REQ_ID, @info FAULT_INFO) that of
+ * a launch of @g (@entry_id its entry's req_id) failing at command
+ * @index?  *fetch: the segment's fetch failed, not a command. */
+bool sacc_graph_record_is(const struct sacc_graph *g, uint32_t entry_id,
+			  uint32_t index, uint32_t rec_id, uint32_t info,
+			  bool *fetch);
 /* Command @index of @g's segment (NULL past its last). */
 const struct sacc_desc *sacc_graph_cmd(const struct sacc_graph *g,
 				       uint32_t index);
@@ -392,10 +398,11 @@ int sacc_dev_journal_attach(struct sacc_dev *dev, struct sacc_journal *j);
 void sacc_dev_journal_close(struct sacc_dev *dev);
 void sacc_dev_journal_reset(struct sacc_dev *dev);
 /* A DMA_FAULT completion of the descriptor in SQ slot @slot; for a
- * SEGMENT entry, @cmd is the command that failed if known (else NULL). */
+ * graph's launch (a SEGMENT entry), @g and the failing command's index
+ * @index (else NULL, 0). */
 void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 			    uint32_t req_id, uint16_t opcode,
-			    const struct sacc_desc *cmd);
+			    const struct sacc_graph *g, uint32_t index);
 /* The device stopped on a ring fault (STATUS.ERROR, ERR_CODE DMA). */
 void sacc_dev_journal_fatal(struct sacc_dev *dev);
 
