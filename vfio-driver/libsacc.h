@@ -672,7 +672,8 @@ struct sacc_event {
 	uint16_t opcode;    /* submit, reap: SACC_OP_* */
 	uint16_t status;    /* reap: SACC_STS_* */
 	uint32_t req_id;    /* submit, reap */
-	uint32_t length;    /* submit: bytes (0 for NOP; 8 for TIMESTAMP) */
+	uint32_t length;    /* submit: bytes (0 for NOP; 8 for TIMESTAMP;
+			     * a graph's launch: its ops) */
 	uint32_t tail;	    /* doorbell: the SQ tail written */
 	uint32_t count;	    /* doorbell: operations in the batch */
 	uint32_t engine_ns; /* reap: the device's time on it (MODE.V3) */
