@@ -274,8 +274,7 @@ void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 	f.has_chan = true;
 	f.chan = dev->chan;
 	f.fault_count = r.count;
-	if (g ? sacc_graph_record_is(g, req_id, index, r.req_id, r.info,
-				     &fetch)
+	if (g ? sacc_graph_record_is(g, req_id, index, r.req_id, r.info, &fetch)
 	      : r.req_id == req_id) {
 		f.addr = r.addr;
 		f.info = r.info;
