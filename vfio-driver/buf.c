@@ -154,6 +154,13 @@ int sacc_buf_free(struct sacc_buf *b)
 	if (b->internal)
 		return sacc_seterr(b->dev, EINVAL,
 				   "buffer '%s' belongs to libsacc", b->name);
+	if (b->graphs)
+		return sacc_seterr(b->dev, EBUSY,
+				   "buffer '%s' is named by the ops of %u "
+				   "graph%s: sacc_graph_destroy() %s first",
+				   b->name, b->graphs,
+				   b->graphs == 1 ? "" : "s",
+				   b->graphs == 1 ? "it" : "them");
 	if (b->inflight)
 		return sacc_seterr(b->dev, EBUSY,
 				   "buffer '%s' is named by %u submitted "
@@ -161,6 +168,17 @@ int sacc_buf_free(struct sacc_buf *b)
 				   "or abandon them with sacc_reset() first",
 				   b->name, b->inflight,
 				   b->inflight == 1 ? "" : "s");
+	return buf_release(b, false);
+}
+
+int sacc_buf_free_internal(struct sacc_buf *b)
+{
+	if (!b)
+		return 0;
+	if (b->magic != SACC_BUF_MAGIC || !b->internal)
+		return sacc_seterr(NULL, EINVAL,
+				   "sacc_buf_free_internal: not a live buffer "
+				   "of libsacc's");
 	return buf_release(b, false);
 }
 

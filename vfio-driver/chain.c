@@ -147,6 +147,7 @@ int sacc_chain_launch(struct sacc_chain *c)
 		t->irq = !!(op->flags & SACC_OPF_IRQ);
 		t->src = op->src;
 		t->dst = op->dst;
+		t->graph = NULL;
 		if (t->src)
 			t->src->inflight++;
 		if (t->dst)

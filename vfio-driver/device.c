@@ -322,6 +322,9 @@ int sacc_hw_reset(struct sacc_dev *dev, bool flr)
 		sacc_irq_disable(dev);
 		if (ioctl(dev->device_fd, VFIO_DEVICE_RESET) == 0)
 			done = true;
+		/* An FLR zeroes device memory (spec section 18), even one
+		 * that failed part way: graphs write their segments again. */
+		sacc_devmem_scrubbed(dev);
 	}
 	if (!done) {
 		sacc_wr(dev, SACC_REG_CTRL, SACC_CTRL_RESET);

@@ -192,9 +192,10 @@ void sacc_devmem_pool_usage(struct sacc_devmem_pool *p, uint64_t *used,
 struct sacc_devmem {
 	pthread_mutex_t lock; /* the pool: every handle of the device */
 	struct sacc_devmem_pool *pool;
-	void *map;     /* BAR4 (anonymous memory once released) */
-	uint64_t size; /* DEVMEM_SIZE */
-	bool released; /* the kernel took the device back */
+	void *map;	/* BAR4 (anonymous memory once released) */
+	uint64_t size;	/* DEVMEM_SIZE */
+	uint64_t epoch; /* bumped when an FLR zeroes it (atomic) */
+	bool released;	/* the kernel took the device back */
 };
 
 static struct sacc_dev *root_of(const struct sacc_dev *dev)
@@ -323,6 +324,21 @@ uint64_t sacc_devmem_size(const struct sacc_dev *dev)
 	const struct sacc_devmem *m = root_of(dev)->devmem;
 
 	return m ? m->size : 0;
+}
+
+uint64_t sacc_devmem_epoch(const struct sacc_dev *dev)
+{
+	const struct sacc_devmem *m = root_of(dev)->devmem;
+
+	return m ? __atomic_load_n(&m->epoch, __ATOMIC_ACQUIRE) : 0;
+}
+
+void sacc_devmem_scrubbed(struct sacc_dev *dev)
+{
+	struct sacc_devmem *m = root_of(dev)->devmem;
+
+	if (m)
+		__atomic_add_fetch(&m->epoch, 1, __ATOMIC_RELEASE);
 }
 
 /* Was the access of FAULT_INFO @info to device memory (its FAULT_ADDR a

@@ -12,7 +12,9 @@
  *                   mappings change, rings and buffers alike
  *   fault           sacc_poll() reaping a DMA_FAULT completion (the slow
  *                   error path: the fault record registers are read only
- *                   then); sacc_check() finding the device stopped by a
+ *                   then; a graph's launch, one SEGMENT entry, is one
+ *                   fault, of its fetch or of its failing command);
+ *                   sacc_check() finding the device stopped by a
  *                   ring fault (fatal).  v0.4: a device memory range
  *                   past DEVMEM_SIZE is one too, access dev_read or
  *                   dev_write and a device address (no IOMMU fault,
@@ -233,9 +235,42 @@ static void infer_record(struct sacc_dev *dev, const struct sacc_desc *d,
 		*addr = d->dst; /* mapped, yet refused: its target said no */
 }
 
-void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
-			    uint32_t req_id, uint16_t opcode)
+/*
+ * The same for a SEGMENT entry (section 21): its fetch first (the
+ * segment's range, access segment_read, or dev_read in device memory),
+ * else the failing command @cmd as any descriptor (NULL: unknown, the
+ * segment's start is the best there is).
+ */
+static void infer_segment(struct sacc_dev *dev, const struct sacc_desc *d,
+			  const struct sacc_desc *cmd, uint64_t *addr,
+			  uint32_t *info)
 {
+	if (d->flags & SACC_DESC_F_SRC_DEV) {
+		if (dev_range_faults(d->src, d->length,
+				     sacc_devmem_size(dev))) {
+			*addr = d->src;
+			*info = SACC_FAULT_DEV_READ;
+			return;
+		}
+	} else if (range_faults(dev, d->src, d->length, false, addr)) {
+		*info = SACC_FAULT_SEGMENT_READ;
+		return;
+	}
+	if (cmd) {
+		infer_record(dev, cmd, addr, info);
+		return;
+	}
+	*addr = d->src;
+	*info = d->flags & SACC_DESC_F_SRC_DEV ? SACC_FAULT_DEV_READ
+					       : SACC_FAULT_SEGMENT_READ;
+}
+
+void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
+			    uint32_t req_id, uint16_t opcode,
+			    const struct sacc_graph *g, uint32_t index)
+{
+	const struct sacc_desc *cmd = g ? sacc_graph_cmd(g, index) : NULL;
+	bool fetch;
 	const struct sacc_desc *d = &dev->sq.entries[slot];
 	struct sacc_journal_fault f = {0};
 	struct sacc_fault_regs r;
@@ -251,9 +286,12 @@ void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 	f.has_chan = true;
 	f.chan = dev->chan;
 	f.fault_count = r.count;
-	if (r.req_id == req_id) {
+	if (g ? sacc_graph_record_is(g, req_id, index, r.req_id, r.info, &fetch)
+	      : r.req_id == req_id) {
 		f.addr = r.addr;
 		f.info = r.info;
+	} else if (d->opcode == SACC_OP_SEGMENT) {
+		infer_segment(dev, d, cmd, &f.addr, &f.info);
 	} else {
 		infer_record(dev, d, &f.addr, &f.info);
 	}

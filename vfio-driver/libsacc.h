@@ -539,6 +539,79 @@ unsigned int sacc_chain_ops(const struct sacc_chain *chain);
 size_t sacc_chain_bytes(const struct sacc_chain *chain);
 void sacc_chain_free(struct sacc_chain *chain);
 
+/*
+ * Graphs (v0.4, pushbuffer segments, spec section 21): @n validated
+ * operations encoded once into a segment of commands (each as
+ * sacc_submit() would make its descriptor, device buffers and FILL
+ * included; a WRITE_INLINE's payload in the segment's slots after it),
+ * then launched any number of times, each launch ONE SQ entry
+ * (SACC_OP_SEGMENT) and ONE doorbell, whatever n is: 32 command bytes
+ * where a chain copies 32 per op.  Needs a MODE.V3 handle of a v0.4
+ * device.  Flags:
+ *   SACC_GRAPH_DEVMEM  the segment in device memory (written once
+ *                      through BAR4, fetched by the device without the
+ *                      IOMMU), else host memory the device may only
+ *                      read;
+ *   SACC_GRAPH_IRQ     an interrupt when a launch completes (an op's
+ *                      SACC_OPF_IRQ is refused: a command has none).
+ * Limits: 1..SACC_GRAPH_MAX_OPS ops, and at most SACC_SEGMENT_MAX bytes
+ * of segment (32 per op, plus 32 per started 32 bytes of each inline
+ * payload): -E2BIG says which op passes it; split the work.  -ENOTSUP
+ * on a device before v0.4, -EINVAL on a handle without MODE.V3 or for
+ * an invalid op (named, as sacc_submit() names it); nothing is made.
+ *
+ * sacc_graph_launch(h, g, cookie) launches @g on @h, the handle it was
+ * created on: 1 (launched), 0 (the SQ is full: reap and retry), -errno.
+ * Launches are in ring order with everything else on @h; several
+ * launches of one graph may be outstanding.  Each completes as ONE
+ * sacc_result: opcode SACC_OP_SEGMENT, @cookie, len = the graph's ops,
+ * engine_ns = the whole segment's time on the engine, and
+ *   status 0:   result_len = len (every op ran);
+ *   status s:   op number result_len failed with status s (ops before
+ *               it ran, none after it; a DMA fault of op 0 may be the
+ *               segment's fetch); sacc_graph_explain() says which op it
+ *               was and why.
+ * The ops' cookies and their own results do not exist in a graph.
+ *
+ * The graph pins its ops' buffers (sacc_buf_free(): -EBUSY) until it is
+ * destroyed, and each launch pins the graph: sacc_graph_destroy() and
+ * sacc_graph_update() say -EBUSY while a launch is outstanding (reap
+ * it, or sacc_reset()).  sacc_graph_update() rewrites the graph with
+ * new ops (same flags; in place when they fit the segment's pages),
+ * all or nothing.  Graphs survive sacc_reset() (an FLR zeroes device
+ * memory: the segment is written again at the next launch).  Closing
+ * the handle lets go of its graphs: then only sacc_graph_destroy()
+ * works on them.  Same thread rules as the handle.
+ */
+struct sacc_graph;
+
+#define SACC_GRAPH_DEVMEM  (1u << 0)
+#define SACC_GRAPH_IRQ	   (1u << 1)
+#define SACC_GRAPH_MAX_OPS (SACC_SEGMENT_MAX / 32u) /* 2048 */
+
+int sacc_graph_create(struct sacc_dev *dev, const struct sacc_op *ops,
+		      unsigned int n, unsigned int flags,
+		      struct sacc_graph **out);
+int sacc_graph_launch(struct sacc_dev *dev, struct sacc_graph *g,
+		      uint64_t cookie);
+int sacc_graph_update(struct sacc_graph *g, const struct sacc_op *ops,
+		      unsigned int n);
+int sacc_graph_destroy(struct sacc_graph *g); /* NULL is ok */
+unsigned int sacc_graph_ops(const struct sacc_graph *g);
+/* The segment's bytes: what a launch has the device fetch. */
+size_t sacc_graph_bytes(const struct sacc_graph *g);
+/*
+ * A launch's result @r in words, into @buf (@len bytes), returned:
+ * "ok: the graph's 10 ops ran (...)", or "op 3 of the graph's 10
+ * (memcpy of 4096 bytes from 'a'+0 to 'b'+4096) failed: DMA fault
+ * (destination write at IOVA 0x... (guard page after 'b')); ops before
+ * it ran, none after it", or that the segment's fetch failed.  The
+ * fault record is that of @g's last failed launch sacc_poll() reaped.
+ */
+const char *sacc_graph_explain(const struct sacc_graph *g,
+			       const struct sacc_result *r, char *buf,
+			       size_t len);
+
 struct sacc_stats {
 	uint64_t submitted; /* descriptors handed to the device */
 	uint64_t completed; /* valid completions reaped */
@@ -571,8 +644,9 @@ void sacc_stats_clear(struct sacc_dev *dev);
  *   SACC_EV_REAP      one per completion reaped (req_id, status,
  *                     engine_ns); t_ns: when sacc_poll() first saw the
  *                     batch it belongs to (one clock read per batch).
- * sacc_submit(), sacc_write(), sacc_chain_launch(), the raw submits and
- * sacc_poll() record them; nothing else does.
+ * sacc_submit(), sacc_write(), sacc_chain_launch(), sacc_graph_launch()
+ * (one submit event a launch: opcode segment, length its ops), the raw
+ * submits and sacc_poll() record them; nothing else does.
  *
  * Off by default.  sacc_events_enable() gives the handle (one channel)
  * a ring of @capacity events: the handle's thread writes it without
@@ -598,7 +672,8 @@ struct sacc_event {
 	uint16_t opcode;    /* submit, reap: SACC_OP_* */
 	uint16_t status;    /* reap: SACC_STS_* */
 	uint32_t req_id;    /* submit, reap */
-	uint32_t length;    /* submit: bytes (0 for NOP; 8 for TIMESTAMP) */
+	uint32_t length;    /* submit: bytes (0 for NOP; 8 for TIMESTAMP;
+			     * a graph's launch: its ops) */
 	uint32_t tail;	    /* doorbell: the SQ tail written */
 	uint32_t count;	    /* doorbell: operations in the batch */
 	uint32_t engine_ns; /* reap: the device's time on it (MODE.V3) */

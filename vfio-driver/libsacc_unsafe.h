@@ -57,6 +57,20 @@ int sacc_submit_raw_slots(struct sacc_dev *dev, const struct sacc_desc *slots,
 			  unsigned int ncmds, uint32_t *req_ids);
 
 /*
+ * A graph whose segment is @slots 32-byte slots (1..2048) of @cmds as
+ * they are: any opcode, flags, addresses and lengths (a SEGMENT inside,
+ * an inline payload past the end, an unmapped IOVA), on any handle
+ * (no version or MODE check: a v0.2 channel answers bad opcode).
+ * @flags as sacc_graph_create()'s.  Launched with sacc_graph_launch();
+ * its results come back with raw = true and len = @slots (a bound on
+ * the commands run), checked only as a raw descriptor's are;
+ * sacc_graph_explain() names commands by their fields.
+ */
+int sacc_graph_create_raw(struct sacc_dev *dev, const struct sacc_desc *cmds,
+			  unsigned int slots, unsigned int flags,
+			  struct sacc_graph **out);
+
+/*
  * 32-bit write to BAR0 (offset 4-aligned, < 0x2000: page 1 is the
  * doorbell).  -EINVAL for a bad offset.  libsacc does not learn of it:
  * ring registers, CTRL or the doorbell written here desynchronise it

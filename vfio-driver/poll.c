@@ -27,6 +27,46 @@ static bool outstanding_id(struct sacc_dev *dev, uint32_t req_id)
 	return false;
 }
 
+/*
+ * A SEGMENT entry's completion (spec section 21), @t->len its commands:
+ * status 0 with result_len the commands run (all of a graph's; a raw
+ * entry's length / 32 is only a bound), or a command's status with
+ * result_len that command's index (0 also for a failed fetch).  A
+ * graph's commands were validated: bad opcode or length cannot be one
+ * of them.  NULL if believable, else what is wrong, in @why.
+ */
+static const char *judge_segment(const struct sacc_cqe *c,
+				 const struct sacc_track *t, char *why,
+				 size_t len)
+{
+	if (c->status == SACC_STS_OK) {
+		if (t->raw ? c->result_len <= t->len : c->result_len == t->len)
+			return NULL;
+		snprintf(why, len,
+			 "a segment of %u commands completed ok with "
+			 "result_len %u commands run",
+			 t->len, c->result_len);
+		return why;
+	}
+	if (c->result_len && c->result_len >= t->len) {
+		snprintf(why, len,
+			 "a segment of %u commands failed (status %u, %s) at "
+			 "command %u, past its last",
+			 t->len, c->status, sacc_status_str(c->status),
+			 c->result_len);
+		return why;
+	}
+	if (!t->raw && (c->status == SACC_STS_BAD_OPCODE ||
+			c->status == SACC_STS_BAD_LENGTH)) {
+		snprintf(why, len,
+			 "status %u (%s) at command %u of a graph libsacc "
+			 "validated",
+			 c->status, sacc_status_str(c->status), c->result_len);
+		return why;
+	}
+	return NULL;
+}
+
 /* NULL if @c is a believable completion for @t, else what is wrong. */
 static const char *judge(const struct sacc_cqe *c, const struct sacc_track *t,
 			 char *why, size_t len)
@@ -35,6 +75,8 @@ static const char *judge(const struct sacc_cqe *c, const struct sacc_track *t,
 		snprintf(why, len, "unknown status %u", c->status);
 		return why;
 	}
+	if (t->opcode == SACC_OP_SEGMENT)
+		return judge_segment(c, t, why, len);
 	if (c->status != SACC_STS_OK && c->result_len) {
 		snprintf(why, len, "status %u (%s) with result_len %u, not 0",
 			 c->status, sacc_status_str(c->status), c->result_len);
@@ -93,6 +135,19 @@ static const char *check_cqe(struct sacc_dev *dev, const struct sacc_cqe *c,
 		return why;
 	}
 	return judge(c, *t, why, len);
+}
+
+/* A believable completion with a failing status (the slow path): the
+ * journal's record of a DMA fault, a graph's note of which op failed. */
+static void reap_failed(struct sacc_dev *dev, const struct sacc_track *t,
+			const struct sacc_cqe *c)
+{
+	if (t->graph)
+		sacc_graph_failed(t->graph, c);
+	if (c->status == SACC_STS_DMA_FAULT)
+		sacc_dev_journal_fault(dev, (uint32_t)(t - dev->track),
+				       c->req_id, t->opcode, t->graph,
+				       c->result_len);
 }
 
 /*
@@ -227,9 +282,8 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 				break; /* deliver the good ones first */
 			return reject_cqe(dev, bad);
 		}
-		if (c.status == SACC_STS_DMA_FAULT) /* slow path only */
-			sacc_dev_journal_fault(dev, (uint32_t)(t - dev->track),
-					       c.req_id, t->opcode);
+		if (c.status != SACC_STS_OK) /* slow path only */
+			reap_failed(dev, t, &c);
 		fill_result(&out[n], &c, t);
 		if (dev->ev) {
 			if (!t_reap) /* one clock read per batch */

@@ -8,7 +8,8 @@
  * The data path is split by what it does: submit.c (checks, descriptors,
  * doorbell), poll.c (reaping, every completion checked), health.c (the
  * slow path: is the device alive, stuck or lying), wait.c (interrupts),
- * write.c (sacc_write()) and chain.c (prepared chains).  Ring index
+ * write.c (sacc_write()), chain.c (prepared chains) and graph.c (graphs:
+ * one SEGMENT entry a launch).  Ring index
  * arithmetic, the phase bit and the memory ordering live in rings/.
  */
 #include <errno.h>
@@ -50,6 +51,7 @@ int sacc_queue_alloc(struct sacc_dev *dev)
 void sacc_queue_free(struct sacc_dev *dev)
 {
 	sacc_queue_abandon(dev);
+	sacc_graph_orphan_all(dev); /* before their buffers go */
 	sacc_events_free(dev);
 	free(dev->track);
 	dev->track = NULL;

@@ -25,13 +25,16 @@
 #define SACC_STALL_PROBE_MS   1000  /* no completion: probe the CQ */
 #define SACC_HANG_MS	      30000 /* no completion: the device hung */
 
+struct sacc_graph;
+
 /* What the driver remembers about one submitted descriptor. */
 struct sacc_track {
 	uint64_t cookie;
 	struct sacc_buf *src;
 	struct sacc_buf *dst;
+	struct sacc_graph *graph; /* a graph's launch (SEGMENT entry) */
 	uint32_t req_id;
-	uint32_t len;
+	uint32_t len; /* bytes; a SEGMENT entry: its commands */
 	uint16_t opcode;
 	uint8_t raw; /* submitted through sacc_submit_raw() */
 	uint8_t irq; /* descriptor asked for an interrupt */
@@ -45,6 +48,7 @@ struct sacc_buf {
 	bool internal;	   /* a ring: freed by sacc_close only */
 	bool is_dev;	   /* v0.4 device memory (devmem.c), not DMA memory */
 	uint32_t inflight; /* submitted descriptors naming this buffer */
+	uint32_t graphs;   /* graphs whose ops name it (graph.c) */
 	struct sacc_dev *dev;
 	struct sacc_buf *next; /* dev->bufs list */
 	struct sacc_buf *prev;
@@ -122,6 +126,7 @@ struct sacc_dev {
 	uint32_t stall_probe_ms; /* SACC_STALL_PROBE_MS; tests shorten it */
 
 	struct sacc_buf *bufs; /* every live buffer */
+	struct sacc_graph *graphs; /* every live graph (graph.c) */
 	struct sacc_stats stats;
 	struct sacc_err err; /* the last failure (sacc_errmsg) */
 
@@ -237,8 +242,11 @@ void sacc_progress_reset(struct sacc_dev *dev);
  * sacc_submit() checks it. */
 int sacc_queue_ready(struct sacc_dev *dev, const char *what);
 
-/* The operation in @t is over (reaped or abandoned): unpin its buffers.
- * Inline: sacc_poll() calls it once per completion. */
+/* graph.c: a launch of @g is over (reaped or abandoned). */
+void sacc_graph_put(struct sacc_graph *g);
+
+/* The operation in @t is over (reaped or abandoned): unpin its buffers
+ * (or its graph).  Inline: sacc_poll() calls it once per completion. */
 static inline void sacc_untrack(struct sacc_track *t)
 {
 	if (t->src && t->src->inflight)
@@ -246,6 +254,10 @@ static inline void sacc_untrack(struct sacc_track *t)
 	if (t->dst && t->dst->inflight)
 		t->dst->inflight--;
 	t->src = t->dst = NULL;
+	if (t->graph) {
+		sacc_graph_put(t->graph);
+		t->graph = NULL;
+	}
 }
 
 static inline uint32_t sacc_next_req_id(struct sacc_dev *dev)
@@ -263,6 +275,10 @@ static inline uint32_t sacc_next_req_id(struct sacc_dev *dev)
  * error (sacc_submit(), sacc_write(), sacc_chain_create()). */
 int sacc_check_op(struct sacc_dev *dev, const struct sacc_op *op,
 		  unsigned int i);
+/* The same for a command of a graph's segment (@segment): an inline
+ * payload goes into the segment, so the SQ's size does not bound it. */
+int sacc_check_op_in(struct sacc_dev *dev, const struct sacc_op *op,
+		     unsigned int i, bool segment);
 /* The same for its destination alone, @len bytes of it. */
 int sacc_check_dst(struct sacc_dev *dev, const struct sacc_op *op,
 		   unsigned int i, uint32_t len);
@@ -301,6 +317,8 @@ int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,
 			    enum sacc_dma_dir dir, const char *name,
 			    bool internal, struct sacc_buf **out);
 void sacc_buf_free_all(struct sacc_dev *dev);
+/* Free a buffer of libsacc's own (internal: a graph's segment). */
+int sacc_buf_free_internal(struct sacc_buf *b);
 /* The handle's list of live buffers (host and device memory alike). */
 void sacc_buf_link(struct sacc_dev *dev, struct sacc_buf *b);
 void sacc_buf_unlink(struct sacc_dev *dev, struct sacc_buf *b);
@@ -323,6 +341,11 @@ int sacc_devmem_alloc_internal(struct sacc_dev *dev, size_t len,
 			       struct sacc_buf **out);
 /* DEVMEM_SIZE as mapped; 0 without device memory. */
 uint64_t sacc_devmem_size(const struct sacc_dev *dev);
+/* Bumped each time device memory is zeroed (an FLR of the device):
+ * what was written there before is gone (graph.c writes its segments
+ * again).  0 without device memory. */
+uint64_t sacc_devmem_epoch(const struct sacc_dev *dev);
+void sacc_devmem_scrubbed(struct sacc_dev *dev);
 /* Is FAULT_INFO @info's address a device address (device memory)? */
 bool sacc_fault_in_devmem(const struct sacc_dev *dev, uint32_t info);
 /* Give @b's pages back (buf.c, on free). */
@@ -341,6 +364,24 @@ void sacc_devmem_pool_usage(struct sacc_devmem_pool *p, uint64_t *used,
 			    uint64_t *largest, uint32_t *allocs,
 			    uint32_t *extents);
 
+/* graph.c */
+/* A launch of @g completed with a failing status (@c): remember which
+ * command and, for a DMA fault, the device's fault record, for
+ * sacc_graph_explain(). */
+void sacc_graph_failed(struct sacc_graph *g, const struct sacc_cqe *c);
+/* Is the fault record (@rec_id FAULT_REQ_ID, @info FAULT_INFO) that of
+ * a launch of @g (@entry_id its entry's req_id) failing at command
+ * @index?  *fetch: the segment's fetch failed, not a command. */
+bool sacc_graph_record_is(const struct sacc_graph *g, uint32_t entry_id,
+			  uint32_t index, uint32_t rec_id, uint32_t info,
+			  bool *fetch);
+/* Command @index of @g's segment (NULL past its last). */
+const struct sacc_desc *sacc_graph_cmd(const struct sacc_graph *g,
+				       uint32_t index);
+/* @dev's queue goes (close): its graphs let go of it, its buffers and
+ * their segments; sacc_graph_destroy() then only frees them. */
+void sacc_graph_orphan_all(struct sacc_dev *dev);
+
 /* events.c: record one event if dev->ev (the caller checks), at @t */
 void sacc_ev_submit(struct sacc_dev *dev, uint64_t t, uint32_t req_id,
 		    uint16_t opcode, uint32_t len);
@@ -356,9 +397,12 @@ void sacc_dev_journal_open(struct sacc_dev *dev);
 int sacc_dev_journal_attach(struct sacc_dev *dev, struct sacc_journal *j);
 void sacc_dev_journal_close(struct sacc_dev *dev);
 void sacc_dev_journal_reset(struct sacc_dev *dev);
-/* A DMA_FAULT completion of the descriptor in SQ slot @slot. */
+/* A DMA_FAULT completion of the descriptor in SQ slot @slot; for a
+ * graph's launch (a SEGMENT entry), @g and the failing command's index
+ * @index (else NULL, 0). */
 void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
-			    uint32_t req_id, uint16_t opcode);
+			    uint32_t req_id, uint16_t opcode,
+			    const struct sacc_graph *g, uint32_t index);
 /* The device stopped on a ring fault (STATUS.ERROR, ERR_CODE DMA). */
 void sacc_dev_journal_fatal(struct sacc_dev *dev);
 

@@ -177,9 +177,10 @@ static int check_fill(struct sacc_dev *dev, const struct sacc_op *op,
 	return sacc_check_dst(dev, op, i, op->len);
 }
 
-/* SACC_OP_WRITE_INLINE, SACC_OP_TIMESTAMP, SACC_OP_FILL */
+/* SACC_OP_WRITE_INLINE, SACC_OP_TIMESTAMP, SACC_OP_FILL (@segment: a
+ * graph's command, whose payload is not in the SQ) */
 static int check_v3_op(struct sacc_dev *dev, const struct sacc_op *op,
-		       unsigned int i)
+		       unsigned int i, bool segment)
 {
 	uint64_t slots;
 
@@ -202,7 +203,7 @@ static int check_v3_op(struct sacc_dev *dev, const struct sacc_op *op,
 		return sacc_seterr(dev, EINVAL,
 				   "op %u (write-inline): data is NULL", i);
 	slots = 1 + SACC_INLINE_SLOTS(op->len);
-	if (slots > dev->sq_entries - 1)
+	if (!segment && slots > dev->sq_entries - 1)
 		return sacc_seterr(dev, EINVAL,
 				   "op %u (write-inline): %u bytes take %llu "
 				   "SQ slots, the SQ holds %u; open with a "
@@ -215,6 +216,12 @@ static int check_v3_op(struct sacc_dev *dev, const struct sacc_op *op,
 int sacc_check_op(struct sacc_dev *dev, const struct sacc_op *op,
 		  unsigned int i)
 {
+	return sacc_check_op_in(dev, op, i, false);
+}
+
+int sacc_check_op_in(struct sacc_dev *dev, const struct sacc_op *op,
+		     unsigned int i, bool segment)
+{
 	if (op->flags & ~SACC_OPF_IRQ)
 		return sacc_seterr(dev, EINVAL, "op %u: unknown flags 0x%x", i,
 				   op->flags);
@@ -222,7 +229,7 @@ int sacc_check_op(struct sacc_dev *dev, const struct sacc_op *op,
 		return 0;
 	if (op->opcode == SACC_OP_WRITE_INLINE ||
 	    op->opcode == SACC_OP_TIMESTAMP || op->opcode == SACC_OP_FILL)
-		return check_v3_op(dev, op, i);
+		return check_v3_op(dev, op, i, segment);
 	if (op->opcode != SACC_OP_MEMCPY && op->opcode != SACC_OP_XFORM)
 		return sacc_seterr(dev, EINVAL,
 				   "op %u: unknown opcode %u (nop, memcpy, "
@@ -364,6 +371,7 @@ int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
 		t->irq = !!(d.flags & SACC_DESC_F_IRQ);
 		t->src = nop || !op->src ? NULL : op->src; /* fill: NULL */
 		t->dst = nop ? NULL : op->dst;
+		t->graph = NULL;
 		if (t->src)
 			t->src->inflight++;
 		if (t->dst)

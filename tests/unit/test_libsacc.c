@@ -58,6 +58,13 @@ static struct fake {
 	uint32_t last_db_seen;
 	uint8_t *dm; /* v0.4 device memory (fake_devmem()), or NULL */
 	uint64_t dm_size;
+	/* v0.4 segments: command k - 1 fails with seg_status (0: none),
+	 * or the fetch faults; a lying device adds seg_lie to result_len */
+	uint32_t seg_fail_cmd;
+	uint16_t seg_status;
+	bool seg_fetch_fault;
+	int32_t seg_lie;
+	uint32_t seg_runs; /* segments run */
 } F;
 
 static void *xlate(uint64_t iova, uint32_t len, bool write)
@@ -135,6 +142,106 @@ static uint32_t dev_inline(const struct sacc_desc *sq, uint32_t h,
 	return (uint32_t)p;
 }
 
+/* The fault record, as the device writes it (fake_devmem's BAR0). */
+static void set_fault_regs(struct sacc_dev *dev, uint64_t addr, uint32_t info,
+			   uint32_t req_id, uint32_t count)
+{
+	dev->regs[SACC_REG_FAULT_ADDR / 4] = (uint32_t)addr;
+	dev->regs[SACC_REG_FAULT_ADDR / 4 + 1] = (uint32_t)(addr >> 32);
+	dev->regs[SACC_REG_FAULT_INFO / 4] = info;
+	dev->regs[SACC_REG_FAULT_REQ_ID / 4] = req_id;
+	dev->regs[SACC_REG_FAULT_COUNT / 4] = count;
+}
+
+/* Command @cmds[j] of a segment of @slots slots, run as the ring would
+ * run it (v0.4, section 21): its status; *next is the slot after it and
+ * its payload. */
+static uint16_t dev_cmd(const struct sacc_desc *cmds, uint32_t j,
+			uint32_t slots, uint32_t *next)
+{
+	const struct sacc_desc *d = &cmds[j];
+	struct sacc_cqe c = {0};
+	uint64_t now = sacc_monotonic_ns();
+	uint32_t p = (uint32_t)SACC_INLINE_SLOTS(d->length);
+	bool dd = d->flags & SACC_DESC_F_DST_DEV;
+	void *t;
+
+	*next = j + 1;
+	switch (d->opcode) {
+	case SACC_OP_NOP:
+		return SACC_STS_OK;
+	case SACC_OP_MEMCPY:
+	case SACC_OP_XFORM:
+	case SACC_OP_FILL:
+		if (d->length < 1 || d->length > SACC_MAX_XFER)
+			return SACC_STS_BAD_LENGTH;
+		dev_data_op(d, &c);
+		return c.status;
+	case SACC_OP_WRITE_INLINE:
+		if (d->length < 1 || d->length > SACC_INLINE_MAX ||
+		    j + 1 + p > slots)
+			return SACC_STS_BAD_LENGTH;
+		*next = j + 1 + p;
+		t = xlate_side(d->dst, d->length, true, dd);
+		if (!t)
+			return SACC_STS_DMA_FAULT;
+		memcpy(t, &cmds[j + 1], d->length);
+		return SACC_STS_OK;
+	case SACC_OP_TIMESTAMP:
+		t = xlate_side(d->dst, 8, true, dd);
+		if (!t)
+			return SACC_STS_DMA_FAULT;
+		memcpy(t, &now, 8);
+		return SACC_STS_OK;
+	default: /* a SEGMENT inside a segment too */
+		return SACC_STS_BAD_OPCODE;
+	}
+}
+
+/* A SEGMENT entry @e: fetch the segment (a snapshot), run it, one
+ * completion (status 0 and the commands run, or the failing command's
+ * status and index); F's knobs inject failures and lies. */
+static void dev_segment(const struct sacc_desc *e, struct sacc_cqe *c)
+{
+	struct sacc_desc *seg = NULL;
+	const void *at;
+	uint32_t slots = e->length / 32, j = 0, k = 0;
+	uint16_t st = SACC_STS_OK;
+
+	F.seg_runs++;
+	if (e->length % 32 || !e->length || e->length > SACC_SEGMENT_MAX) {
+		c->status = SACC_STS_BAD_LENGTH;
+		return;
+	}
+	at = xlate_side(e->src, e->length, false, e->flags & SACC_DESC_F_SRC_DEV);
+	if (!at || F.seg_fetch_fault) {
+		c->status = SACC_STS_DMA_FAULT;
+		set_fault_regs(F.dev, e->src, SACC_FAULT_SEGMENT_READ,
+			       e->req_id, 1);
+		return;
+	}
+	seg = malloc(e->length);
+	ck_assert_ptr_nonnull(seg);
+	memcpy(seg, at, e->length);
+	for (; j < slots; k++) { /* on a failure k stays its index */
+		if (F.seg_fail_cmd == k + 1) {
+			st = F.seg_status;
+			if (st == SACC_STS_DMA_FAULT) /* the command's */
+				set_fault_regs(F.dev, seg[j].dst,
+					       SACC_FAULT_DST_WRITE |
+						   SACC_FAULT_IS_WRITE,
+					       seg[j].req_id, 1);
+			break;
+		}
+		st = dev_cmd(seg, j, slots, &j);
+		if (st)
+			break;
+	}
+	free(seg);
+	c->status = st;
+	c->result_len = (uint32_t)((int32_t)k + F.seg_lie);
+}
+
 /* Process up to @max descriptors; honours the CQ full rule. */
 static unsigned int dev_run(unsigned int max)
 {
@@ -160,6 +267,8 @@ static unsigned int dev_run(unsigned int max)
 			skip = dev_inline(sq, F.head,
 					  (tail - F.head - 1) % dev->sq_entries,
 					  &d, &c);
+		} else if (v4 && d.opcode == SACC_OP_SEGMENT) {
+			dev_segment(&d, &c);
 		} else if (d.opcode > SACC_OP_XFORM &&
 			   !(v4 && d.opcode == SACC_OP_FILL)) {
 			c.status = SACC_STS_BAD_OPCODE;
@@ -1323,16 +1432,6 @@ static int read_journal(const char *path, struct sacc_journal_event *ev,
 	return n;
 }
 
-static void set_fault_regs(struct sacc_dev *dev, uint64_t addr, uint32_t info,
-			   uint32_t req_id, uint32_t count)
-{
-	dev->regs[SACC_REG_FAULT_ADDR / 4] = (uint32_t)addr;
-	dev->regs[SACC_REG_FAULT_ADDR / 4 + 1] = (uint32_t)(addr >> 32);
-	dev->regs[SACC_REG_FAULT_INFO / 4] = info;
-	dev->regs[SACC_REG_FAULT_REQ_ID / 4] = req_id;
-	dev->regs[SACC_REG_FAULT_COUNT / 4] = count;
-}
-
 START_TEST(test_journal)
 {
 	struct sacc_dev *dev = fake_open(8, 8);
@@ -2107,6 +2206,572 @@ START_TEST(test_devmem_fault_journal)
 }
 END_TEST
 
+/* ---- v0.4 graphs: one SEGMENT entry a launch ---- */
+
+/* The segment of @g as the device would fetch it (host or device). */
+static const struct sacc_desc *seg_of(const struct sacc_dev *dev,
+				      const struct sacc_desc *entry)
+{
+	if (entry->flags & SACC_DESC_F_SRC_DEV)
+		return (const struct sacc_desc *)(F.dm + entry->src);
+	return xlate(entry->src, entry->length, false);
+}
+
+/* Do segments @a and @b of 9 slots (payload in 4 and 5) hold the same
+ * commands, whatever their graphs' tags in the req_ids? */
+static bool same_cmds(const struct sacc_desc *a, const struct sacc_desc *b)
+{
+	struct sacc_desc x[9], y[9];
+
+	memcpy(x, a, sizeof(x));
+	memcpy(y, b, sizeof(y));
+	for (int i = 0; i < 9; i++)
+		if (i != 4 && i != 5)
+			x[i].req_id = y[i].req_id = 0;
+	return !memcmp(x, y, sizeof(x));
+}
+
+/* Launch @g, run the device, reap its one result into @r. */
+static void launch_reap(struct sacc_dev *dev, struct sacc_graph *g,
+			uint64_t cookie, struct sacc_result *r)
+{
+	ck_assert_int_eq(sacc_graph_launch(dev, g, cookie), 1);
+	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	ck_assert_uint_eq(r->cookie, cookie);
+	ck_assert_uint_eq(r->opcode, SACC_OP_SEGMENT);
+}
+
+/* Every kind of op encoded as sacc_submit() encodes it, inline payloads
+ * in the slots after their WRITE_INLINE, one entry and one doorbell a
+ * launch, in host and in device memory; launched again and again. */
+START_TEST(test_graph_encode)
+{
+	struct sacc_dev *dev = fake_open_mode(16, 16, SACC_MODE_V3, 16 * 4096);
+	struct sacc_buf *hs, *hd, *dd;
+	struct sacc_graph *g, *gd;
+	struct sacc_result r[4];
+	const struct sacc_desc *seg;
+	struct sacc_desc e, want;
+	struct sacc_stats st;
+	struct sacc_op ops[7];
+	uint8_t payload[40], *hsv, *hdv, *ddv;
+	uint64_t ts;
+	int i;
+
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "hs", &hs), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "hd", &hd), 0);
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 8192, "dd", &dd), 0);
+	hsv = sacc_buf_va(hs);
+	hdv = sacc_buf_va(hd);
+	ddv = sacc_buf_va(dd);
+	for (i = 0; i < 4096; i++)
+		hsv[i] = (uint8_t)(i * 7 + 3);
+	for (i = 0; i < 40; i++)
+		payload[i] = (uint8_t)(0xc0 + i);
+	ops[0] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = 77};
+	ops[1] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+				  .len = 256,
+				  .src = hs,
+				  .src_off = 16,
+				  .dst = dd,
+				  .dst_off = 100};
+	ops[2] = (struct sacc_op){.opcode = SACC_OP_XFORM,
+				  .len = 256,
+				  .src = dd,
+				  .src_off = 100,
+				  .dst = hd};
+	ops[3] = (struct sacc_op){.opcode = SACC_OP_WRITE_INLINE,
+				  .len = 40,
+				  .dst = hd,
+				  .dst_off = 1000,
+				  .data = payload};
+	ops[4] = (struct sacc_op){
+	    .opcode = SACC_OP_TIMESTAMP, .dst = hd, .dst_off = 2048};
+	ops[5] = (struct sacc_op){.opcode = SACC_OP_FILL,
+				  .len = 21,
+				  .dst = dd,
+				  .dst_off = 5000,
+				  .pattern = 0x0807060504030201ull};
+	ops[6] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+				  .len = 21,
+				  .src = dd,
+				  .src_off = 5000,
+				  .dst = dd,
+				  .dst_off = 6000};
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 7, 0, &g), 0);
+	ck_assert_uint_eq(sacc_graph_ops(g), 7);
+	ck_assert_uint_eq(sacc_graph_bytes(g), 32 * (7 + 2));
+	ck_assert_uint_eq(dev->stats.doorbells, 0); /* nothing ran yet */
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 42), 1);
+	/* ONE entry: SEGMENT, the segment's IOVA and bytes, no IRQ */
+	e = sq_desc(dev, 0);
+	ck_assert_uint_eq(e.opcode, SACC_OP_SEGMENT);
+	ck_assert_uint_eq(e.length, 32 * 9);
+	ck_assert_uint_eq(e.flags, 0);
+	ck_assert_uint_ne(e.req_id, 0);
+	ck_assert_uint_eq(sacc_outstanding(dev), 1);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.doorbells, 1);
+	ck_assert_uint_eq(st.submitted, 1);
+	/* the commands: each as sacc_op_desc() makes it, payload after */
+	seg = seg_of(dev, &e);
+	ck_assert_ptr_nonnull(seg);
+	for (i = 0; i < 7; i++) { /* req_id: bit 31, a tag, the index */
+		const struct sacc_desc *cmd = &seg[i < 4 ? i : i + 2];
+
+		sacc_op_desc(&ops[i], &want);
+		ck_assert_uint_eq(cmd->req_id >> 31, 1);
+		ck_assert_uint_eq(cmd->req_id & 0x7ff, i);
+		ck_assert_uint_eq(cmd->req_id >> 11, seg[0].req_id >> 11);
+		want.req_id = cmd->req_id;
+		ck_assert_mem_eq(cmd, &want, sizeof(want));
+	}
+	ck_assert_uint_eq(seg[1].flags, SACC_DESC_F_DST_DEV);
+	ck_assert_uint_eq(seg[1].src, sacc_buf_iova(hs) + 16);
+	ck_assert_uint_eq(seg[1].dst, sacc_buf_devaddr(dd) + 100);
+	ck_assert_uint_eq(seg[2].flags, SACC_DESC_F_SRC_DEV);
+	ck_assert_uint_eq(seg[3].opcode, SACC_OP_WRITE_INLINE);
+	ck_assert_mem_eq(&seg[4], payload, 32);
+	ck_assert_mem_eq(&seg[5], payload + 32, 8);
+	ck_assert_uint_eq(((const uint8_t *)&seg[5])[8], 0); /* padding */
+	ck_assert_uint_eq(seg[6].opcode, SACC_OP_TIMESTAMP);
+	ck_assert_uint_eq(seg[7].src, 0x0807060504030201ull);
+	ck_assert_uint_eq(seg[8].flags,
+			  SACC_DESC_F_SRC_DEV | SACC_DESC_F_DST_DEV);
+	/* one result for the launch: every op ran */
+	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	ck_assert_uint_eq(r[0].cookie, 42);
+	ck_assert_uint_eq(r[0].opcode, SACC_OP_SEGMENT);
+	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
+	ck_assert_uint_eq(r[0].len, 7);
+	ck_assert_uint_eq(r[0].result_len, 7);
+	ck_assert(!r[0].raw);
+	for (i = 0; i < 256; i++) {
+		ck_assert_uint_eq(ddv[100 + i], hsv[16 + i]);
+		ck_assert_uint_eq(hdv[i], hsv[16 + i] ^ SACC_XFORM_KEY);
+	}
+	ck_assert_mem_eq(hdv + 1000, payload, 40);
+	memcpy(&ts, hdv + 2048, 8);
+	ck_assert_uint_ne(ts, 0);
+	for (i = 0; i < 21; i++)
+		ck_assert_uint_eq(ddv[6000 + i], 1 + i % 8);
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	/* relaunch: 100 times, then three in flight at once */
+	for (i = 0; i < 100; i++) {
+		launch_reap(dev, g, (uint64_t)i, r);
+		ck_assert_uint_eq(r[0].status, SACC_STS_OK);
+	}
+	for (i = 0; i < 3; i++)
+		ck_assert_int_eq(sacc_graph_launch(dev, g, 500 + i), 1);
+	ck_assert_int_eq(reap_all(dev, r, 3), 3);
+	for (i = 0; i < 3; i++)
+		ck_assert_uint_eq(r[i].cookie, 500 + i);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.doorbells, 104);
+	ck_assert_uint_eq(st.submitted, 104);
+	ck_assert_uint_eq(F.seg_runs, 104);
+
+	/* the same in device memory, with an interrupt: SRC_DEV | IRQ */
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 7,
+					   SACC_GRAPH_DEVMEM | SACC_GRAPH_IRQ,
+					   &gd),
+			 0);
+	memset(hdv, 0, 4096);
+	launch_reap(dev, gd, 9, r);
+	e = sq_desc(dev, 104 % 16);
+	ck_assert_uint_eq(e.flags, SACC_DESC_F_SRC_DEV | SACC_DESC_F_IRQ);
+	ck_assert_uint_lt(e.src, 16 * 4096);
+	ck_assert(same_cmds(seg_of(dev, &e), seg));
+	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
+	ck_assert_uint_eq(r[0].result_len, 7);
+	ck_assert_mem_eq(hdv + 1000, payload, 40);
+	/* an FLR zeroes device memory: the next launch writes it again */
+	memset(F.dm + e.src, 0, 32 * 9);
+	sacc_devmem_scrubbed(dev);
+	launch_reap(dev, gd, 10, r);
+	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
+	ck_assert_uint_eq(r[0].result_len, 7);
+	ck_assert(same_cmds((const struct sacc_desc *)(F.dm + e.src), seg));
+	ck_assert_int_eq(sacc_graph_destroy(gd), 0);
+	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	ck_assert_int_eq(sacc_graph_destroy(NULL), 0);
+	fake_close(dev);
+}
+END_TEST
+
+/* What sacc_graph_create() refuses, with what to do; nothing is made,
+ * nothing reaches the device. */
+START_TEST(test_graph_limits)
+{
+	struct sacc_dev *dev = fake_open_mode(8, 8, SACC_MODE_V3, 16 * 4096);
+	struct sacc_op *ops = calloc(2049, sizeof(*ops));
+	struct sacc_buf *hs, *hd;
+	struct sacc_graph *g = (struct sacc_graph *)1, *g2;
+	struct sacc_result r[4];
+	static uint8_t big[SACC_INLINE_MAX];
+
+	ck_assert_ptr_nonnull(ops);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 8192, SACC_DMA_TO_DEVICE, "hs", &hs), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 8192, SACC_DMA_FROM_DEVICE, "hd", &hd), 0);
+	for (int i = 0; i < 2049; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_NOP};
+	/* too many ops; the most there may be */
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 2049, 0, &g), -E2BIG);
+	ck_assert_ptr_null(g);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "at most 2048"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "split"));
+	ck_assert_int_eq(sacc_graph_create(dev, ops, SACC_GRAPH_MAX_OPS, 0, &g),
+			 0);
+	ck_assert_uint_eq(sacc_graph_bytes(g), SACC_SEGMENT_MAX);
+	launch_reap(dev, g, 1, r);
+	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
+	ck_assert_uint_eq(r[0].result_len, 2048);
+	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	/* inline payloads count: 2047 slots + a 33-byte payload's 3 */
+	ops[2047] = (struct sacc_op){.opcode = SACC_OP_WRITE_INLINE,
+				     .len = 33,
+				     .dst = hd,
+				     .data = big};
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 2048, 0, &g), -E2BIG);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "ops 0..2047 take 2050"));
+	/* a payload the SQ (8 entries) could never carry fits a segment */
+	ops[0] = (struct sacc_op){.opcode = SACC_OP_WRITE_INLINE,
+				  .len = SACC_INLINE_MAX,
+				  .dst = hd,
+				  .data = big};
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 1, 0, &g), 0);
+	ck_assert_uint_eq(sacc_graph_bytes(g), 32 * 129);
+	launch_reap(dev, g, 2, r);
+	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
+	ck_assert_uint_eq(r[0].result_len, 1);
+	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	/* an op's IRQ flag, an invalid op (named), unknown flags */
+	ops[0] = (struct sacc_op){.opcode = SACC_OP_NOP};
+	ops[1] = (struct sacc_op){.opcode = SACC_OP_NOP, .flags = SACC_OPF_IRQ};
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 2, 0, &g), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "op 1 has SACC_OPF_IRQ"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "SACC_GRAPH_IRQ"));
+	ops[1] = (struct sacc_op){
+	    .opcode = SACC_OP_MEMCPY, .len = 64, .src = hs, .dst = hs};
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 2, 0, &g), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "op 1"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "may not write"));
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 1, 1u << 5, &g), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "unknown flags"));
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 0, 0, &g), -EINVAL);
+	ck_assert_int_eq(sacc_graph_create(dev, NULL, 1, 0, &g), -EINVAL);
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 1, 0, NULL), -EINVAL);
+	ck_assert_int_eq(sacc_graph_create(NULL, ops, 1, 0, &g), -EINVAL);
+	/* a handle without MODE.V3; a v0.3 device */
+	dev->mode = 0;
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 1, 0, &g), -EINVAL);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "MODE.V3"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "SACC_OPEN_V3"));
+	dev->mode = SACC_MODE_V3;
+	dev->version = SACC_VERSION_V03;
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 1, 0, &g), -ENOTSUP);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "VERSION 3"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "sacc_chain_create"));
+	dev->version = SACC_VERSION;
+	ck_assert_uint_eq(dev->stats.doorbells, 1 + 1);
+	/* the SQ full: 0, launch again after a reap */
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 1, 0, &g), 0);
+	for (int i = 0; i < 7; i++)
+		ck_assert_int_eq(sacc_graph_launch(dev, g, i), 1);
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 7), 0);
+	ck_assert_int_eq(reap_all(dev, r, 4), 4);
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 7), 1);
+	ck_assert_int_eq(reap_all(dev, r, 4), 4);
+	ck_assert_uint_eq(r[3].cookie, 7);
+	/* launched on another handle, or a graph that is not one */
+	{
+		struct sacc_dev other = *dev;
+
+		ck_assert_int_eq(sacc_graph_launch(&other, g, 0), -EINVAL);
+		ck_assert_ptr_nonnull(
+		    strstr(sacc_errmsg(&other), "another handle"));
+	}
+	ck_assert_int_eq(sacc_graph_launch(dev, NULL, 0), -EINVAL);
+	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	/* no device memory: SACC_GRAPH_DEVMEM says why */
+	sacc_devmem_close(dev);
+	F.dm = NULL;
+	sacc_err_set(&dev->devmem_why, ENOTSUP, "DEVMEM_SIZE is 0: no BAR4");
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 1, SACC_GRAPH_DEVMEM, &g2),
+			 -ENOTSUP);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "SACC_GRAPH_DEVMEM"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "DEVMEM_SIZE is 0"));
+	ck_assert_ptr_null(g2);
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	free(ops);
+	fake_close(dev);
+}
+END_TEST
+
+/* Buffers stay pinned while the graph lives; the graph while a launch
+ * is outstanding (destroy, update: -EBUSY); resets abandon launches;
+ * a handle's close lets go of its graphs. */
+START_TEST(test_graph_lifetime)
+{
+	struct sacc_dev *dev = fake_open_mode(16, 16, SACC_MODE_V3, 16 * 4096);
+	struct sacc_buf *hs, *hd, *h2;
+	struct sacc_graph *g;
+	struct sacc_result r[2];
+	struct sacc_op ops[4];
+	uint64_t iova0;
+
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "hs", &hs), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "hd", &hd), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "h2", &h2), 0);
+	ops[0] = (struct sacc_op){
+	    .opcode = SACC_OP_MEMCPY, .len = 64, .src = hs, .dst = hd};
+	ops[1] = (struct sacc_op){
+	    .opcode = SACC_OP_MEMCPY, .len = 64, .src = hs, .dst = hd,
+	    .dst_off = 64};
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 2, 0, &g), 0);
+	ck_assert_int_eq(sacc_buf_free(hs), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "graph"));
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "sacc_graph_destroy"));
+	/* the segment is libsacc's */
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 1), 1);
+	iova0 = sq_desc(dev, 0).src;
+	ck_assert_int_eq(sacc_graph_destroy(g), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "1 launch is"));
+	ck_assert_int_eq(sacc_graph_update(g, ops, 1), -EBUSY);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "reap"));
+	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	ck_assert_uint_eq(r[0].result_len, 2);
+
+	/* update in place: three FILLs into h2, hd no longer named */
+	for (int k = 0; k < 3; k++)
+		ops[k] = (struct sacc_op){.opcode = SACC_OP_FILL,
+					  .len = 10,
+					  .dst = h2,
+					  .dst_off = 100 * (size_t)k,
+					  .pattern = 0x1111111111111111ull *
+						     (uint64_t)(k + 1)};
+	ck_assert_int_eq(sacc_graph_update(g, ops, 3), 0);
+	ck_assert_uint_eq(sacc_graph_ops(g), 3);
+	ck_assert_int_eq(sacc_buf_free(hd), 0); /* unpinned */
+	launch_reap(dev, g, 2, r);
+	ck_assert_uint_eq(sq_desc(dev, 1).src, iova0); /* same segment */
+	ck_assert_uint_eq(sq_desc(dev, 1).length, 96);
+	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
+	ck_assert_uint_eq(r[0].result_len, 3);
+	ck_assert_uint_eq(((uint8_t *)sacc_buf_va(h2))[209], 0x33);
+	/* an invalid update changes nothing */
+	ops[3] = (struct sacc_op){.opcode = 99};
+	ck_assert_int_eq(sacc_graph_update(g, ops, 4), -EINVAL);
+	ck_assert_uint_eq(sacc_graph_ops(g), 3);
+	/* larger than its page: a new segment */
+	{
+		struct sacc_op *many = calloc(200, sizeof(*many));
+
+		ck_assert_ptr_nonnull(many);
+		ck_assert_int_eq(sacc_graph_update(g, many, 200), 0);
+		free(many);
+	}
+	launch_reap(dev, g, 3, r);
+	ck_assert_uint_ne(sq_desc(dev, 2).src, iova0);
+	ck_assert_uint_eq(r[0].result_len, 200);
+	ck_assert_int_eq(sacc_buf_free(h2), 0); /* NOPs name nothing */
+
+	/* a reset abandons launches: the graph is free to go */
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 4), 1);
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 5), 1);
+	fake_reset(dev);
+	ck_assert_uint_eq(dev->stats.abandoned, 2);
+	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+
+	/* the handle closes with a graph alive and a launch outstanding */
+	ops[0] = (struct sacc_op){
+	    .opcode = SACC_OP_MEMCPY, .len = 64, .src = hs, .dst = hs};
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "hd", &hd), 0);
+	ops[0].dst = hd;
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 1, SACC_GRAPH_DEVMEM, &g),
+			 0);
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 6), 1);
+	fake_close(dev);
+	ck_assert_int_eq(sacc_graph_update(g, ops, 1), -ENODEV);
+	ck_assert_int_eq(sacc_graph_destroy(g), 0); /* only frees it */
+}
+END_TEST
+
+/* A failing command: the entry's status and the command's index, and
+ * sacc_graph_explain() says which op and why; a fetch fault; a raw
+ * segment's bad opcode; a device that lies about a segment. */
+START_TEST(test_graph_failures)
+{
+	struct sacc_dev *dev = fake_open_mode(16, 16, SACC_MODE_V3, 16 * 4096);
+	struct sacc_buf *hs, *hd;
+	struct sacc_graph *g, *raw;
+	struct sacc_result r[2];
+	struct sacc_op ops[5];
+	struct sacc_desc cmds[3] = {{.opcode = SACC_OP_NOP},
+				    {.opcode = SACC_OP_SEGMENT, .length = 32},
+				    {.opcode = SACC_OP_NOP}};
+	char msg[512];
+
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "hs", &hs), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "hd", &hd), 0);
+	for (int k = 0; k < 5; k++)
+		ops[k] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+					  .len = 100,
+					  .src = hs,
+					  .dst = hd,
+					  .dst_off = 100 * (size_t)k};
+	ck_assert_int_eq(sacc_graph_create(dev, ops, 5, 0, &g), 0);
+	/* op 2 faults: status 2, result_len 2 */
+	F.seg_fail_cmd = 3;
+	F.seg_status = SACC_STS_DMA_FAULT;
+	launch_reap(dev, g, 1, r);
+	ck_assert_uint_eq(r[0].status, SACC_STS_DMA_FAULT);
+	ck_assert_uint_eq(r[0].result_len, 2);
+	ck_assert_uint_eq(r[0].len, 5);
+	sacc_graph_explain(g, r, msg, sizeof(msg));
+	ck_assert_ptr_nonnull(strstr(msg, "op 2 of the graph's 5"));
+	ck_assert_ptr_nonnull(strstr(msg, "memcpy of 100 bytes from 'hs'+0 "
+					  "to 'hd'+200"));
+	ck_assert_ptr_nonnull(strstr(msg, "DMA fault"));
+	ck_assert_ptr_nonnull(strstr(msg, "destination write at IOVA"));
+	ck_assert_ptr_nonnull(strstr(msg, "inside buffer 'hd'"));
+	ck_assert_int_eq(sacc_check(dev), 0); /* the channel goes on */
+	F.seg_fail_cmd = 0;
+	launch_reap(dev, g, 2, r);
+	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
+	sacc_graph_explain(g, r, msg, sizeof(msg));
+	ck_assert_str_eq(msg, "ok: the graph's 5 ops ran (0 ns on the engine)");
+	/* the fetch fails: no op ran, and that is what it says */
+	F.seg_fetch_fault = true;
+	launch_reap(dev, g, 3, r);
+	F.seg_fetch_fault = false;
+	ck_assert_uint_eq(r[0].status, SACC_STS_DMA_FAULT);
+	ck_assert_uint_eq(r[0].result_len, 0);
+	sacc_graph_explain(g, r, msg, sizeof(msg));
+	ck_assert_ptr_nonnull(strstr(msg, "fetching its segment"));
+	ck_assert_ptr_nonnull(strstr(msg, "segment fetch at IOVA"));
+	/* op 0 faulted and the record is another's: it cannot say which */
+	F.seg_fail_cmd = 1;
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 4), 1);
+	dev_run(8);
+	set_fault_regs(dev, 0x1000, SACC_FAULT_SRC_READ, 12345, 2);
+	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	F.seg_fail_cmd = 0;
+	sacc_graph_explain(g, r, msg, sizeof(msg));
+	ck_assert_ptr_nonnull(strstr(msg, "op 0 of"));
+	ck_assert_ptr_nonnull(strstr(msg, "overwritten"));
+	ck_assert_ptr_nonnull(strstr(msg, "cannot say which"));
+	/* a raw segment: a SEGMENT inside is bad opcode at its index */
+	ck_assert_int_eq(sacc_graph_create_raw(dev, cmds, 3, 0, &raw), 0);
+	ck_assert_uint_eq(sacc_graph_ops(raw), 3);
+	launch_reap(dev, raw, 5, r);
+	ck_assert(r[0].raw);
+	ck_assert_uint_eq(r[0].status, SACC_STS_BAD_OPCODE);
+	ck_assert_uint_eq(r[0].result_len, 1);
+	sacc_graph_explain(raw, r, msg, sizeof(msg));
+	ck_assert_ptr_nonnull(strstr(msg, "op 1 of the graph's 3 (segment"));
+	ck_assert_ptr_nonnull(strstr(msg, "bad opcode"));
+	ck_assert_int_eq(sacc_graph_update(raw, ops, 1), -EINVAL);
+	ck_assert_int_eq(sacc_graph_destroy(raw), 0);
+	/* not a graph's result */
+	r[1] = (struct sacc_result){.opcode = SACC_OP_MEMCPY};
+	sacc_graph_explain(g, &r[1], msg, sizeof(msg));
+	ck_assert_ptr_nonnull(strstr(msg, "not a graph"));
+
+	/* a device that lies: ok with a count not the graph's */
+	F.seg_lie = -1;
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 6), 1);
+	ck_assert_int_eq(poll_until(dev, r, 1, 100, true), -EIO);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "5 commands completed "
+						       "ok with result_len 4"));
+	fake_reset(dev);
+	/* a failing index past the last */
+	F.seg_lie = 5;
+	F.seg_fail_cmd = 2;
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 7), 1);
+	ck_assert_int_eq(poll_until(dev, r, 1, 100, true), -EIO);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "past its last"));
+	fake_reset(dev);
+	/* bad opcode for a graph libsacc validated */
+	F.seg_lie = 0;
+	F.seg_status = SACC_STS_BAD_OPCODE;
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 8), 1);
+	ck_assert_int_eq(poll_until(dev, r, 1, 100, true), -EIO);
+	ck_assert_ptr_nonnull(strstr(sacc_errmsg(dev), "validated"));
+	fake_reset(dev);
+	F.seg_fail_cmd = 0;
+	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	fake_close(dev);
+}
+END_TEST
+
+/* The journal's fault record of a graph's launch: the device's when it
+ * is the launch's, else rebuilt from the segment and the failing
+ * command (the fetch first). */
+START_TEST(test_graph_journal)
+{
+	struct sacc_dev *dev = fake_open_mode(8, 8, SACC_MODE_V3, 16 * 4096);
+	struct sacc_journal_event ev[16];
+	char dir[] = "/tmp/sacc-journal-XXXXXX", path[64];
+	struct sacc_journal *j;
+	struct sacc_result r[2];
+	struct sacc_desc cmds[2] = {
+	    {.opcode = SACC_OP_NOP},
+	    {.opcode = SACC_OP_MEMCPY,
+	     .src = 0x7000000,
+	     .length = 8,
+	     .req_id = 0x4321}};
+	struct sacc_buf *hd;
+	struct sacc_graph *g;
+	int n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/j.jsonl", dir);
+	ck_assert_int_eq(sacc_journal_open_path(&j, path, dev->bdf, NULL), 0);
+	sacc_dev_journal_attach(dev, j);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "hd", &hd), 0);
+	cmds[1].dst = sacc_buf_iova(hd);
+	ck_assert_int_eq(sacc_graph_create_raw(dev, cmds, 2, 0, &g), 0);
+	/* the device's own record: its command's source read */
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 1), 1);
+	dev_run(8);
+	set_fault_regs(dev, 0x7000000, SACC_FAULT_SRC_READ, 0x4321, 1);
+	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	ck_assert_uint_eq(r[0].status, SACC_STS_DMA_FAULT);
+	ck_assert_uint_eq(r[0].result_len, 1);
+	/* overwritten: rebuilt from command 1 (unmapped src) */
+	ck_assert_int_eq(sacc_graph_launch(dev, g, 2), 1);
+	dev_run(8);
+	set_fault_regs(dev, 0x1234, SACC_FAULT_DST_WRITE, 999, 2);
+	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	n = read_journal(path, ev, 16);
+	/* ranges, reset, map hd, map the segment, 2 faults */
+	ck_assert_int_eq(n, 6);
+	ck_assert_str_eq(ev[3].name, "graph segment");
+	for (int k = 4; k < 6; k++) {
+		ck_assert_uint_eq(ev[k].opcode, SACC_OP_SEGMENT);
+		ck_assert_uint_eq(ev[k].access, SACC_FAULT_SRC_READ);
+		ck_assert_uint_eq(ev[k].addr, 0x7000000);
+	}
+	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	sacc_dev_journal_close(dev);
+	fake_close(dev);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
 /* ---- sysfs against a fake tree ---- */
 
 static char root[64];
@@ -2286,6 +2951,16 @@ static Suite *libsacc_suite(void)
 	tcase_add_test(tc, test_devmem_reject);
 	tcase_add_test(tc, test_devmem_sq);
 	tcase_add_test(tc, test_devmem_fault_journal);
+	suite_add_tcase(s, tc);
+
+	/* v0.4: graphs, one SEGMENT entry a launch */
+	tc = tcase_create("graphs");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_graph_encode);
+	tcase_add_test(tc, test_graph_limits);
+	tcase_add_test(tc, test_graph_lifetime);
+	tcase_add_test(tc, test_graph_failures);
+	tcase_add_test(tc, test_graph_journal);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -14,50 +14,10 @@
 #include "bench.h"
 #include "libsacc_unsafe.h" /* sacc_doorbell_repeat() */
 
-void usage_bench(FILE *f)
+/* The modes' options (usage_bench()'s middle part). */
+static void usage_bench_modes(FILE *f)
 {
 	fputs(
-	    "usage: saccctl bench BDF [--op nop|memcpy|xform|write-inline|"
-	    "timestamp|fill]\n"
-	    "                       [--size N] [--batch N] [--qd N]\n"
-	    "                       [--doorbell tail|token|syscall] [--irq]\n"
-	    "                       [--src host|dev] [--dst host|dev] "
-	    "[--pattern X]\n"
-	    "                       [--ring host|dev]\n"
-	    "                       [--channels N | --chain N | --sweep "
-	    "LIST |\n"
-	    "                        --breakdown [--sizes LIST] |\n"
-	    "                        --sq-write LIST] [--repeat N]\n"
-	    "                       [--events FILE [--events-max N]]\n"
-	    "                       [--doorbell-store] [--reg-read]\n"
-	    "                       [--load CH:OP:SIZE]... [--seconds S] "
-	    "[--json]\n\n"
-	    "Keep up to QD operations in flight for S seconds, submitting "
-	    "BATCH\n"
-	    "at a time under one doorbell, and report ops/s, MiB/s, latency\n"
-	    "(average, min, max, p50, p90, p99, p99.9; submit to reap),\n"
-	    "doorbells per op, and guest memcpy() bandwidth at the same size\n"
-	    "as the reference ceiling.\n\n"
-	    "  --op OP        nop, memcpy (default), xform, write-inline "
-	    "(size <= 4K),\n"
-	    "                 timestamp or fill (v0.4; --pattern X, default\n"
-	    "                 0x8877665544332211)\n"
-	    "  --src M, --dst M  v0.4, plain bench: source (memcpy, xform) "
-	    "and\n"
-	    "                 destination in host (DMA) memory (default) or "
-	    "dev\n"
-	    "                 (the device's memory, BAR4)\n"
-	    "  --ring M       v0.4: the measured handle's SQ in host "
-	    "(default) or\n"
-	    "                 device memory (MODE.SQ_DEV)\n"
-	    "  --size N       bytes per operation, 1..1M, K/M suffixes "
-	    "(default 4K)\n"
-	    "  --batch N      operations per doorbell (default 1)\n"
-	    "  --qd N         operations in flight (default SQ size - 1 = "
-	    "255)\n"
-	    "  --doorbell M   tail (default; also 'mmap'), token (token "
-	    "doorbell +\n"
-	    "                 PUT word; on channels 1..N) or syscall\n"
 	    "  --channels N   N threads, one channel each (0..N-1; token: "
 	    "1..N):\n"
 	    "                 ops/s per channel and in all, fairness = "
@@ -88,9 +48,86 @@ void usage_bench(FILE *f)
 	    "fence\n"
 	    "                 per batch, no doorbell (the device never sees "
 	    "them)\n"
+	    "  --graph [LIST] v0.4: N ops (default " BENCH_GRAPH_DEFAULT
+	    "; each\n"
+	    "                 1..2048), --op nop or memcpy (64-byte copies), "
+	    "launched\n"
+	    "                 three ways for each N: per op (N submits, N "
+	    "doorbells),\n"
+	    "                 as a chain (N descriptors copied into the SQ, "
+	    "one\n"
+	    "                 doorbell) and as a graph (ONE SEGMENT entry, one "
+	    "doorbell):\n"
+	    "                 CPU launch time (first byte written to the "
+	    "doorbell store\n"
+	    "                 returning), command bytes the CPU writes per "
+	    "launch and\n"
+	    "                 where (the SQ: --ring), doorbells per launch, "
+	    "time until\n"
+	    "                 the last op completes; median of --repeat "
+	    "launches each\n"
+	    "                 (default 7).  The SQ gets >= 4096 entries, so N "
+	    "= 2000\n"
+	    "                 runs whole\n"
+	    "  --where M      --graph: the graph's segment in host memory "
+	    "(default) or\n"
+	    "                 dev (device memory, BAR4)\n",
+	    f);
+}
+
+void usage_bench(FILE *f)
+{
+	fputs(
+	    "usage: saccctl bench BDF [--op nop|memcpy|xform|write-inline|"
+	    "timestamp|fill]\n"
+	    "                       [--size N] [--batch N] [--qd N]\n"
+	    "                       [--doorbell tail|token|syscall] [--irq]\n"
+	    "                       [--src host|dev] [--dst host|dev] "
+	    "[--pattern X]\n"
+	    "                       [--ring host|dev]\n"
+	    "                       [--channels N | --chain N | --sweep "
+	    "LIST |\n"
+	    "                        --breakdown [--sizes LIST] |\n"
+	    "                        --sq-write LIST |\n"
+	    "                        --graph [LIST] [--where host|dev]] "
+	    "[--repeat N]\n"
+	    "                       [--events FILE [--events-max N]]\n"
+	    "                       [--doorbell-store] [--reg-read]\n"
+	    "                       [--load CH:OP:SIZE]... [--seconds S] "
+	    "[--json]\n\n"
+	    "Keep up to QD operations in flight for S seconds, submitting "
+	    "BATCH\n"
+	    "at a time under one doorbell, and report ops/s, MiB/s, latency\n"
+	    "(average, min, max, p50, p90, p99, p99.9; submit to reap),\n"
+	    "doorbells per op, and guest memcpy() bandwidth at the same size\n"
+	    "as the reference ceiling.\n\n"
+	    "  --op OP        nop, memcpy (default), xform, write-inline "
+	    "(size <= 4K),\n"
+	    "                 timestamp or fill (v0.4; --pattern X, default\n"
+	    "                 0x8877665544332211)\n"
+	    "  --src M, --dst M  v0.4, plain bench: source (memcpy, xform) "
+	    "and\n"
+	    "                 destination in host (DMA) memory (default) or "
+	    "dev\n"
+	    "                 (the device's memory, BAR4)\n"
+	    "  --ring M       v0.4: the measured handle's SQ in host "
+	    "(default) or\n"
+	    "                 device memory (MODE.SQ_DEV)\n"
+	    "  --size N       bytes per operation, 1..1M, K/M suffixes "
+	    "(default 4K)\n"
+	    "  --batch N      operations per doorbell (default 1)\n"
+	    "  --qd N         operations in flight (default SQ size - 1 = "
+	    "255)\n"
+	    "  --doorbell M   tail (default; also 'mmap'), token (token "
+	    "doorbell +\n"
+	    "                 PUT word; on channels 1..N) or syscall\n",
+	    f);
+	usage_bench_modes(f);
+	fputs(
 	    "  --repeat N     run N times, print min / median / max of every "
 	    "figure\n"
-	    "                 (plain bench and --breakdown)\n"
+	    "                 (plain bench and --breakdown; --graph: launches "
+	    "per style)\n"
 	    "  --events FILE  record libsacc's API events (submit, doorbell, "
 	    "reap)\n"
 	    "                 and clock-sync samples (TIMESTAMP round trips, "
@@ -225,20 +262,20 @@ static int check_bench_v4(const struct bench_cfg *c, bool sweep)
 				   "--sq-write is a mode of its own (with "
 				   "--ring and --json only)");
 	if ((c->a.src_given || c->a.dst_dev || c->a.op == SACC_OP_FILL) &&
-	    (other || c->nsqw))
+	    (other || c->nsqw || c->ngraph))
 		return usage_error(usage_bench, "bench",
 				   "--src, --dst and --op fill go with the "
 				   "plain bench");
 	if (c->a.ring_dev && other)
 		return usage_error(usage_bench, "bench",
-				   "--ring dev goes with the plain bench and "
-				   "--sq-write");
+				   "--ring dev goes with the plain bench, "
+				   "--sq-write and --graph");
 	return 0;
 }
 
 /* Which of the options that go together or not were given. */
 struct bench_given {
-	bool sweep, sizes, seconds;
+	bool sweep, sizes, seconds, repeat, where;
 };
 
 /*
@@ -326,6 +363,18 @@ static int bench_option(int ch, struct bench_cfg *c, struct bench_given *g,
 					   "--repeat must be 1..%u, not '%s'",
 					   BENCH_REPEAT_MAX, optarg);
 		c->repeat = (unsigned int)v;
+		g->repeat = true;
+		break;
+	case OPT_WHERE:
+		if (strcmp(optarg, "host") && strcmp(optarg, "dev") &&
+		    strcmp(optarg, "device"))
+			return usage_error(usage_bench, "bench",
+					   "--where must be host (DMA memory) "
+					   "or dev (the device's memory, "
+					   "BAR4), not '%s'",
+					   optarg);
+		c->graph_dev = strcmp(optarg, "host") != 0;
+		g->where = true;
 		break;
 	case 'E':
 		*events = optarg;
@@ -355,6 +404,8 @@ static int bench_option(int ch, struct bench_cfg *c, struct bench_given *g,
  * depend on others: 0 or the exit status. */
 static int check_bench_cfg(struct bench_cfg *c, const struct bench_given *g)
 {
+	int ret;
+
 	if (g->sweep && g->sizes)
 		return usage_error(usage_bench, "bench",
 				   "--sweep and --sizes do not go together "
@@ -388,6 +439,8 @@ static int check_bench_cfg(struct bench_cfg *c, const struct bench_given *g)
 				   doorbell_name(c->a.doorbell));
 	if (c->breakdown && !g->seconds)
 		c->seconds = 4; /* for all rows together */
+	if (c->ngraph && !g->repeat)
+		c->repeat = BENCH_GRAPH_REPEAT;
 	if (!c->qd)
 		c->qd = c->a.batch > SACC_DEFAULT_ENTRIES - 1
 			    ? c->a.batch
@@ -410,7 +463,8 @@ static int check_bench_cfg(struct bench_cfg *c, const struct bench_given *g)
 				   "--batch %llu is larger than --qd %llu",
 				   (unsigned long long)c->a.batch,
 				   (unsigned long long)c->qd);
-	return check_bench_v4(c, g->sweep);
+	ret = bench_graph_check(c, g->sweep, g->where);
+	return ret ? ret : check_bench_v4(c, g->sweep);
 }
 
 static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
@@ -437,6 +491,8 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 	    {"reg-read", no_argument, NULL, 'G'},
 	    {"load", required_argument, NULL, 'L'},
 	    {"sq-write", required_argument, NULL, OPT_SQ_WRITE},
+	    {"graph", optional_argument, NULL, OPT_GRAPH},
+	    {"where", required_argument, NULL, OPT_WHERE},
 	    {"help", no_argument, NULL, 'h'},
 	    OP_ARGS_V4_LONGOPTS,
 	    {NULL, 0, NULL, 0}};
@@ -454,9 +510,13 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 	c->a.pattern = FILL_PATTERN_DEFAULT;
 	*events = NULL;
 	*events_max = 1u << 20;
-	while ((ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jC:N:S:BZ:R:E:M:DGL:h",
-				lo, usage_bench)) != -1) {
-		ret = bench_option(ch, c, &g, events, events_max);
+	while (
+	    (ch = cmd_getopt(argc, argv, "o:s:b:q:d:it:jC:N:S:BZ:R:E:M:DGL:h",
+			     lo, usage_bench)) != -1) {
+		if (ch == OPT_GRAPH)
+			ret = bench_graph_option(argc, argv, c);
+		else
+			ret = bench_option(ch, c, &g, events, events_max);
 		if (ret)
 			return ret;
 	}
@@ -488,8 +548,6 @@ void bench_spread(double *v, unsigned int n, double out[3])
 	out[2] = v[n - 1];
 }
 
-
-
 struct bench_run {
 	struct sacc_dev *dev;
 	struct sacc_buf *src, *dst;
@@ -497,7 +555,7 @@ struct bench_run {
 	struct sacc_result *res;
 	uint64_t *ts;
 	struct hist *h, *eh;
-	struct hist *rs, *rc; /* --reg-read: STATUS, CLOCK */
+	struct hist *rs, *rc;	 /* --reg-read: STATUS, CLOCK */
 	struct bench_load *load; /* --load: kept busy between our polls */
 	unsigned int nload;
 	uint32_t entries;
@@ -832,6 +890,10 @@ int cmd_bench(int argc, char **argv)
 	for (unsigned int i = 0; i < c.nsqw; i++)
 		if (ring_for(c.sqw[i]) > opts.sq_entries)
 			opts.sq_entries = ring_for(c.sqw[i]);
+	/* --graph: per-op and chain need N SQ slots, N <= 2048: never
+	 * split (2000 fits 2048 entries, 2048 needs 4096) */
+	if (c.ngraph)
+		opts.sq_entries = ring_for(SACC_GRAPH_MAX_OPS);
 	if (events && bev_open(&c.ev, events, (uint32_t)events_max))
 		return EXIT_FAIL;
 	if (open_handle(c.bdf, &opts, &root, &dev)) {
@@ -850,11 +912,14 @@ int cmd_bench(int argc, char **argv)
 		rc = bench_sweep(&c, dev);
 	else if (c.chain)
 		rc = bench_chain(&c, dev);
+	else if (c.ngraph)
+		rc = bench_graph(&c, dev);
 	else if (c.channels > 1)
 		rc = bench_channels(&c, root, dev);
 	else
 		rc = bench_plain(&c, root, dev);
-	if (!rc && (c.nsweep || c.chain || c.channels > 1) && !c.breakdown)
+	if (!rc && (c.nsweep || c.chain || c.channels > 1 || c.ngraph) &&
+	    !c.breakdown)
 		rc = bev_drain(&c.ev, dev) || bev_sync(&c.ev, dev);
 out:
 	if (bev_close(&c.ev, &dev, 1) && !rc)

@@ -12,8 +12,14 @@
 #define BENCH_REPEAT_MAX 100
 #define BENCH_LOAD_MAX	 8
 
-/* --sq-write's long option (past struct op_args's, saccctl.h) */
-enum { OPT_SQ_WRITE = 0x120 };
+/* --sq-write's, --graph's and --where's long options (past struct
+ * op_args's, saccctl.h) */
+enum { OPT_SQ_WRITE = 0x120, OPT_GRAPH, OPT_WHERE };
+
+/* --graph's N when none is given */
+#define BENCH_GRAPH_DEFAULT "1,10,100,1000,2000"
+/* --graph's launches per style and N when --repeat is not given */
+#define BENCH_GRAPH_REPEAT 7
 
 /* --load CH:OP:SIZE: channel CH kept busy while the bench measures
  * (bench_load.c) */
@@ -61,6 +67,9 @@ struct bench_cfg {
 	struct bench_events ev;
 	uint64_t sqw[BENCH_SWEEP_MAX]; /* --sq-write N,...: 0 = off */
 	unsigned int nsqw;
+	uint64_t graph[BENCH_SWEEP_MAX]; /* --graph N,...: 0 = off */
+	unsigned int ngraph;
+	bool graph_dev; /* --where dev: the segment in device memory */
 };
 
 /* The figures of one run: what --repeat gives the spread of. */
@@ -112,6 +121,15 @@ int bench_sweep(const struct bench_cfg *c, struct sacc_dev *h);
 /* bench_sqwrite.c: --sq-write, the CPU's cost of writing descriptors
  * into the SQ (host memory or device memory, --ring); 0 or 1 */
 int bench_sq_write(const struct bench_cfg *c, struct sacc_dev *h);
+
+/* bench_graph.c: --graph, N ops launched per op, as a chain and as a
+ * graph (one SEGMENT entry); 0 or 1 */
+int bench_graph(const struct bench_cfg *c, struct sacc_dev *h);
+/* --graph's optional list (optarg, or the next word of @argv if it is
+ * digits and commas): 0 or usage_error()'s 2. */
+int bench_graph_option(int argc, char **argv, struct bench_cfg *c);
+/* The options --graph goes with, and --where without it: 0 or 2. */
+int bench_graph_check(const struct bench_cfg *c, bool sweep, bool where);
 
 /* "0000:00:03.0 memcpy 4 KiB" and, off the default, where the bytes go
  * ("H2D", "D2D", "to dev"): the bench's label. */
