@@ -32,6 +32,15 @@ static void usage_bench_modes(FILE *f)
 	    "pieces\n"
 	    "                 above 4 KiB) vs DMA (stage + MEMCPY) and the\n"
 	    "                 crossover; with --op memcpy MEMCPY per size\n"
+	    "  --device-time  with --sweep: the seed paper's way, v0.4: per "
+	    "size, one\n"
+	    "                 segment of warm-up ops, a TIMESTAMP, K ops, a "
+	    "TIMESTAMP,\n"
+	    "                 launched once: the device's time per op for "
+	    "WRITE_INLINE\n"
+	    "                 (to 4 KiB) and MEMCPY, beside the API time of "
+	    "the same\n"
+	    "                 op submitted one by one; and where they cross\n"
 	    "  --breakdown    API time (submit to reap) against engine time "
 	    "(the\n"
 	    "                 device's own, CQE engine_ns) per size, one op "
@@ -389,6 +398,9 @@ static int bench_option(int ch, struct bench_cfg *c, struct bench_given *g,
 		break;
 	case OPT_SQ_WRITE:
 		return parse_sq_write(optarg, c);
+	case OPT_DEVTIME:
+		c->devtime = true;
+		break;
 	case 'h':
 		usage_bench(stdout);
 		return -1;
@@ -493,6 +505,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_cfg *c,
 	    {"sq-write", required_argument, NULL, OPT_SQ_WRITE},
 	    {"graph", optional_argument, NULL, OPT_GRAPH},
 	    {"where", required_argument, NULL, OPT_WHERE},
+	    {"device-time", no_argument, NULL, OPT_DEVTIME},
 	    {"help", no_argument, NULL, 'h'},
 	    OP_ARGS_V4_LONGOPTS,
 	    {NULL, 0, NULL, 0}};

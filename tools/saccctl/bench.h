@@ -14,7 +14,7 @@
 
 /* --sq-write's, --graph's and --where's long options (past struct
  * op_args's, saccctl.h) */
-enum { OPT_SQ_WRITE = 0x120, OPT_GRAPH, OPT_WHERE };
+enum { OPT_SQ_WRITE = 0x120, OPT_GRAPH, OPT_WHERE, OPT_DEVTIME };
 
 /* --graph's N when none is given */
 #define BENCH_GRAPH_DEFAULT "1,10,100,1000,2000"
@@ -59,6 +59,7 @@ struct bench_cfg {
 	uint64_t sweep[BENCH_SWEEP_MAX];
 	unsigned int nsweep; /* --sweep sizes, 0 = off */
 	bool breakdown;	     /* --breakdown (sizes in sweep[] if given) */
+	bool devtime;	     /* --sweep --device-time: the paper's way */
 	unsigned int repeat; /* --repeat N: runs (1 = one run) */
 	bool db_store;	     /* --doorbell-store: time the bare store */
 	bool reg_read;	     /* --reg-read: a register read per doorbell */
@@ -117,6 +118,9 @@ int bench_channels(struct bench_cfg *c, struct sacc_dev *root,
 		   struct sacc_dev *h0);
 int bench_chain(const struct bench_cfg *c, struct sacc_dev *h);
 int bench_sweep(const struct bench_cfg *c, struct sacc_dev *h);
+/* bench_devtime.c: --sweep --device-time, WRITE_INLINE against MEMCPY
+ * timed by TIMESTAMPs inside one segment, beside their API time */
+int bench_devtime(const struct bench_cfg *c, struct sacc_dev *h);
 
 /* bench_sqwrite.c: --sq-write, the CPU's cost of writing descriptors
  * into the SQ (host memory or device memory, --ring); 0 or 1 */
