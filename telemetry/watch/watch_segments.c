@@ -39,10 +39,11 @@
 #include "libsacc.h"
 #include "libsacc_unsafe.h"
 
-#define NCH	 4
-#define DATA_LEN (64u * 1024) /* per channel, host and device: src half, dst half */
-#define HALF	 (DATA_LEN / 2)
-#define SLOTS	 (SACC_SEGMENT_MAX / 32)
+#define NCH 4
+#define DATA_LEN                                                               \
+	(64u * 1024) /* per channel, host and device: src half, dst half */
+#define HALF  (DATA_LEN / 2)
+#define SLOTS (SACC_SEGMENT_MAX / 32)
 
 static const struct {
 	unsigned int chan;
@@ -57,7 +58,7 @@ static const struct {
 
 struct chan {
 	struct sacc_dev *h;
-	struct sacc_buf *seg[2];  /* [0] host, [1] device memory */
+	struct sacc_buf *seg[2]; /* [0] host, [1] device memory */
 	uint32_t nslots[2], ncmd[2];
 	struct sacc_buf *data[2]; /* [0] host, [1] device memory */
 	int last;		  /* the segment launched last, -1 none */
@@ -82,7 +83,8 @@ static uint32_t pick(uint32_t lo, uint32_t hi)
 /* The address of @off in the channel's data memory @dev. */
 static uint64_t data_addr(const struct chan *c, int dev, uint32_t off)
 {
-	return (dev ? sacc_buf_devaddr(c->data[1]) : sacc_buf_iova(c->data[0])) +
+	return (dev ? sacc_buf_devaddr(c->data[1])
+		    : sacc_buf_iova(c->data[0])) +
 	       off;
 }
 
@@ -110,8 +112,10 @@ static uint32_t build(const struct chan *c, struct sacc_desc *seg,
 			d->opcode = rnd() % 4 ? SACC_OP_MEMCPY : SACC_OP_XFORM;
 			len = pick(1, 32) * 8;
 			d->length = len;
-			d->src = data_addr(c, sdev, pick(0, (HALF - 256) / 8) * 8);
-			d->dst = data_addr(c, ddev, HALF + pick(0, (HALF - 256) / 8) * 8);
+			d->src =
+			    data_addr(c, sdev, pick(0, (HALF - 256) / 8) * 8);
+			d->dst = data_addr(
+			    c, ddev, HALF + pick(0, (HALF - 256) / 8) * 8);
 			d->flags |= (sdev ? SACC_DESC_F_SRC_DEV : 0) |
 				    (ddev ? SACC_DESC_F_DST_DEV : 0);
 		} else if (r < 72) {
@@ -126,20 +130,25 @@ static uint32_t build(const struct chan *c, struct sacc_desc *seg,
 			}
 			d->opcode = SACC_OP_WRITE_INLINE;
 			d->length = len;
-			d->dst = data_addr(c, ddev, HALF + pick(0, (HALF - 128) / 8) * 8);
+			d->dst = data_addr(
+			    c, ddev, HALF + pick(0, (HALF - 128) / 8) * 8);
 			d->flags |= ddev ? SACC_DESC_F_DST_DEV : 0;
 			for (uint32_t k = 0; k < need; k++, at++)
 				for (uint32_t b = 0; b < 32; b++)
-					((uint8_t *)&seg[at])[b] = (uint8_t)rnd();
+					((uint8_t *)&seg[at])[b] =
+					    (uint8_t)rnd();
 		} else if (r < 88) {
 			d->opcode = SACC_OP_FILL;
 			d->length = pick(1, 256);
-			d->src = (uint64_t)rnd() << 32 | rnd(); /* the pattern */
-			d->dst = data_addr(c, ddev, HALF + pick(0, (HALF - 256) / 8) * 8);
+			d->src =
+			    (uint64_t)rnd() << 32 | rnd(); /* the pattern */
+			d->dst = data_addr(
+			    c, ddev, HALF + pick(0, (HALF - 256) / 8) * 8);
 			d->flags |= ddev ? SACC_DESC_F_DST_DEV : 0;
 		} else {
 			d->opcode = SACC_OP_TIMESTAMP;
-			d->dst = data_addr(c, ddev, HALF + pick(0, (HALF - 8) / 8) * 8);
+			d->dst = data_addr(c, ddev,
+					   HALF + pick(0, (HALF - 8) / 8) * 8);
 			d->flags |= ddev ? SACC_DESC_F_DST_DEV : 0;
 		}
 		n++;
@@ -176,7 +185,8 @@ static void open_all(const char *bdf, struct chan *ch)
 				errx(1, "%s has %u channels, this needs %u",
 				     bdf, sacc_dev_channels(c->h),
 				     cfg[NCH - 1].chan + 1);
-		} else if (sacc_chan_open(ch[0].h, cfg[k].chan, &o, &c->h) < 0) {
+		} else if (sacc_chan_open(ch[0].h, cfg[k].chan, &o, &c->h) <
+			   0) {
 			errx(1, "channel %u: %s", cfg[k].chan,
 			     sacc_errmsg(ch[0].h));
 		}
@@ -203,7 +213,8 @@ int main(int argc, char **argv)
 
 	if (argc < 3 || argc > 4 || !(n = strtoul(argv[2], NULL, 0)))
 		errx(2, "usage: sacc-watch-segments BDF N [SEED]");
-	rnd_state = argc == 4 ? (uint32_t)strtoul(argv[3], NULL, 0) : 0x5eb3e47u;
+	rnd_state =
+	    argc == 4 ? (uint32_t)strtoul(argv[3], NULL, 0) : 0x5eb3e47u;
 	if (!rnd_state)
 		rnd_state = 1;
 	memset(ch, 0, sizeof(ch));
@@ -220,8 +231,9 @@ int main(int argc, char **argv)
 				again++;
 			} else {
 				c->nslots[w] = size_of_next();
-				c->ncmd[w] = build(c, seg, c->nslots[w],
-						   (uint32_t)(launched & 0x1fffff));
+				c->ncmd[w] =
+				    build(c, seg, c->nslots[w],
+					  (uint32_t)(launched & 0x1fffff));
 				memcpy(sacc_buf_va(c->seg[w]), seg,
 				       c->nslots[w] * sizeof(seg[0]));
 			}
