@@ -175,6 +175,45 @@ struct sacc_watch_stats {
 
 #define SACC_WATCH_IOC_STATS	_IOR('S', 0x57, struct sacc_watch_stats)
 
+/*
+ * The polling observer (ABI 2, `saccctl trace --poll HZ`): what a
+ * sampler of the channels' ring state can see, for comparison with the
+ * watchpoint.  No register holds a tail-doorbell channel's SQ tail (the
+ * doorbells read 0): a poller sees the ring registers, a token
+ * channel's PUT word and the SQ memory.  SACC_WATCH_IOC_SAMPLE reads,
+ * for channels first_chan .. first_chan + nchan - 1 of device @bdf (one
+ * that a watched process mapped), CTRL, MODE, SQ_BASE, SQ_SIZE, the
+ * PUT word and up to max_slots SQ slots (through the IOMMU domain, or
+ * BAR4 with MODE.SQ_DEV), into @buf: per channel a struct
+ * sacc_watch_sample_chan, then .nslots 32-byte slots.  In process
+ * context, with nothing stopped: a slot being written reads as it is.
+ * -ENODEV for a device no watched process mapped.
+ */
+struct sacc_watch_sample_req {
+	__u32 bdf;
+	__u32 first_chan;
+	__u32 nchan;		/* at most SACC_WATCH_SAMPLE_CHANS */
+	__u32 max_slots;	/* at most SACC_WATCH_SAMPLE_SLOTS */
+	__u64 buf;		/* user address */
+	__u64 buf_len;
+	__u64 t_ns;		/* out: CLOCK_MONOTONIC when sampled */
+	__u64 len;		/* out: bytes written to buf */
+};
+
+struct sacc_watch_sample_chan {
+	__u32 chan;
+	__u32 ctrl;	/* CTRL (bit 0 ENABLE) */
+	__u32 mode;	/* MODE (0 before v0.3) */
+	__u32 sq_size;
+	__u64 sq_base;
+	__u32 put;	/* MODE.TOKEN: the PUT word (0xffffffff unreadable); else 0 */
+	__u32 nslots;	/* SQ slots that follow: min(sq_size, max_slots), 0 unreadable */
+};
+
+#define SACC_WATCH_SAMPLE_CHANS	8u
+#define SACC_WATCH_SAMPLE_SLOTS	1024u
+#define SACC_WATCH_IOC_SAMPLE	_IOWR('S', 0x58, struct sacc_watch_sample_req)
+
 #define SACC_WATCH_MAX_DESCS_LIMIT	4096u
 #define SACC_WATCH_READ_MIN                                                    \
 	(sizeof(struct sacc_watch_rec) +                                       \
@@ -201,6 +240,9 @@ _Static_assert(sizeof(struct sacc_watch_seg) +
 		       SACC_WATCH_READ_MIN,
 	       "a whole segment record fits a read");
 _Static_assert(sizeof(struct sacc_watch_stats) == 128, "stats are 128 bytes");
+_Static_assert(sizeof(struct sacc_watch_sample_req) == 48 &&
+		       sizeof(struct sacc_watch_sample_chan) == 32,
+	       "sample layout");
 _Static_assert(sizeof(struct sacc_watch_rec) % 8 == 0 &&
 	       sizeof(struct sacc_watch_desc) % 8 == 0,
 	       "records keep 8-byte alignment in the ring");
