@@ -28,7 +28,9 @@ void usage_trace(FILE *f)
 	fputs(
 	    "usage: saccctl trace [--pid P] [--json] [--follow] [--count N]\n"
 	    "       saccctl trace --stats [--json]\n"
-	    "       saccctl trace --input FILE [--pid P] [--json]\n\n"
+	    "       saccctl trace --input FILE [--pid P] [--json]\n"
+	    "       saccctl trace --poll HZ --device BDF [--seconds S] "
+	    "[--channels N]\n\n"
 	    "Print the SACC doorbell writes the watchpoint tracer trapped: "
 	    "time,\n"
 	    "pid/tid, device, channel, old and new SQ tail (token doorbell: "
@@ -66,6 +68,20 @@ void usage_trace(FILE *f)
 	    "  --input FILE  decode records saved from /dev/sacc_watch "
 	    "(e.g. with\n"
 	    "                cat) instead of reading the device\n"
+	    "  --poll HZ     the polling observer instead (for comparison "
+	    "with the\n"
+	    "                watchpoint): sample what a poller can see of the "
+	    "ring\n"
+	    "                state of --device BDF's channels 0..N-1 "
+	    "(--channels,\n"
+	    "                default 8): registers, a token channel's PUT "
+	    "word, the\n"
+	    "                SQ slots, HZ times a second for --seconds S "
+	    "(default:\n"
+	    "                until SIGINT); JSON lines for each slot and PUT "
+	    "word\n"
+	    "                that changed, then a summary with the rate "
+	    "achieved\n"
 	    "  -h, --help\n\n"
 	    "Exit status: 0 all records delivered, 1 failure (tracer not "
 	    "loaded,\n"
@@ -76,9 +92,10 @@ void usage_trace(FILE *f)
 }
 
 struct trace_cfg {
-	uint64_t pid, count;
+	uint64_t pid, count, poll_hz, nchan;
 	bool has_pid, json, follow, stats;
-	const char *input;
+	const char *input, *device;
+	double seconds;
 };
 
 struct trace_sum {
@@ -619,7 +636,8 @@ static int read_device(const struct trace_cfg *c, int fd, uint8_t *buf,
 	return EXIT_OK;
 }
 
-int cmd_trace(int argc, char **argv)
+/* The options of saccctl trace into @c: -1 to go on, else an exit status. */
+static int trace_opts(int argc, char **argv, struct trace_cfg *cfg)
 {
 	static const struct option lo[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -628,14 +646,15 @@ int cmd_trace(int argc, char **argv)
 	    {"count", required_argument, NULL, 'n'},
 	    {"stats", no_argument, NULL, 's'},
 	    {"input", required_argument, NULL, 'i'},
+	    {"poll", required_argument, NULL, 'P'},
+	    {"device", required_argument, NULL, 'd'},
+	    {"seconds", required_argument, NULL, 'S'},
+	    {"channels", required_argument, NULL, 'c'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct trace_cfg c = {0};
-	struct trace_sum s = {0};
-	size_t cap = SACC_WATCH_READ_MIN;
-	uint8_t *buf;
-	int ch, fd = -1, ret;
+	int ch;
 
 	while ((ch = cmd_getopt(argc, argv, "h", lo, usage_trace)) != -1) {
 		switch (ch) {
@@ -665,6 +684,37 @@ int cmd_trace(int argc, char **argv)
 		case 'i':
 			c.input = optarg;
 			break;
+		case 'P':
+			if (!parse_u64(optarg, &c.poll_hz) || !c.poll_hz ||
+			    c.poll_hz > 1000000)
+				return usage_error(usage_trace, "trace",
+						   "--poll must be 1..1000000 "
+						   "samples a second, not '%s'",
+						   optarg);
+			break;
+		case 'd':
+			c.device = optarg;
+			break;
+		case 'S': {
+			char *e;
+
+			c.seconds = strtod(optarg, &e);
+			if (*e || !(c.seconds > 0))
+				return usage_error(usage_trace, "trace",
+						   "--seconds must be > 0, "
+						   "not '%s'",
+						   optarg);
+			break;
+		}
+		case 'c':
+			if (!parse_u64(optarg, &c.nchan) || !c.nchan ||
+			    c.nchan > SACC_WATCH_SAMPLE_CHANS)
+				return usage_error(usage_trace, "trace",
+						   "--channels must be 1..%u, "
+						   "not '%s'",
+						   SACC_WATCH_SAMPLE_CHANS,
+						   optarg);
+			break;
 		case 'h':
 			usage_trace(stdout);
 			return EXIT_OK;
@@ -679,6 +729,27 @@ int cmd_trace(int argc, char **argv)
 		return usage_error(
 		    usage_trace, "trace",
 		    "--input takes neither --follow nor --stats");
+	if (!!c.poll_hz != !!c.device ||
+	    (c.poll_hz && (c.input || c.follow || c.stats || c.count)) ||
+	    (!c.poll_hz && (c.seconds > 0 || c.nchan)))
+		return usage_error(usage_trace, "trace",
+				   "--poll HZ needs --device BDF (and takes "
+				   "--seconds and --channels, nothing else)");
+	*cfg = c;
+	return -1;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_cfg c;
+	struct trace_sum s = {0};
+	size_t cap = SACC_WATCH_READ_MIN;
+	uint8_t *buf;
+	int fd = -1, ret;
+
+	ret = trace_opts(argc, argv, &c);
+	if (ret >= 0)
+		return ret;
 	if (!c.input) {
 		fd = open_tracer(&c);
 		if (fd < 0)
@@ -686,6 +757,13 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (c.stats) {
 		ret = trace_stats(fd, c.json);
+		close(fd);
+		return ret;
+	}
+	if (c.poll_hz) {
+		ret = trace_poll(fd, c.poll_hz, c.device, c.seconds,
+				 c.nchan ? (unsigned int)c.nchan
+					 : SACC_WATCH_SAMPLE_CHANS);
 		close(fd);
 		return ret;
 	}
