@@ -5,9 +5,27 @@
  * `saccctl trace`.
  *
  * read(2) on SACC_WATCH_DEV returns whole records, never part of one:
- * each starts with struct sacc_watch_rec, whose size counts the
- * struct sacc_watch_desc entries that follow it.  A buffer of at least
- * SACC_WATCH_READ_MIN bytes always takes the next record.
+ * each starts with a 64-byte header (struct sacc_watch_rec, or struct
+ * sacc_watch_seg for a segment record: the same size, type, seq, pid,
+ * chan and count fields at the same offsets), whose size counts the
+ * struct sacc_watch_desc entries that follow it:
+ * size == 64 + ndesc * sizeof(struct sacc_watch_desc) for every type.
+ * A buffer of at least SACC_WATCH_READ_MIN bytes always takes the next
+ * record.
+ *
+ * ABI 2 (v0.4 pushbuffer segments, docs/spec.md section 21): a doorbell
+ * record whose descriptors include SEGMENT entries (opcode 6 on a
+ * MODE.V3 channel) is followed, at once and in the same order, by one
+ * SEGMENT record per such entry (.nseg of them): the segment captured
+ * whole at the trap, as the device will fetch it (host memory through
+ * the process's IOMMU domain, device memory through BAR4), cut into its
+ * commands the device's way (a WRITE_INLINE's payload slots are not
+ * commands).  A doorbell record and its segment records are pushed
+ * together and have consecutive seq numbers: none of them is written
+ * unless all fit, and a full ring drops and counts them all.  A segment
+ * that cannot be captured whole is a torn segment record (no commands,
+ * .torn says why), never a guess.  MODE.SQ_DEV channels' SQ slots and
+ * PUT word are read through BAR4 too.
  */
 #ifndef SACC_WATCH_H
 #define SACC_WATCH_H
@@ -16,7 +34,7 @@
 #include <linux/types.h>
 
 #define SACC_WATCH_DEV		"/dev/sacc_watch"
-#define SACC_WATCH_ABI		1u
+#define SACC_WATCH_ABI		2u
 
 /* struct sacc_watch_rec.type */
 #define SACC_WATCH_REC_DOORBELL	1u	/* one trapped doorbell write */
@@ -27,6 +45,9 @@
 #define SACC_WATCH_REC_ARMED	3u
 /* No longer watched: the page was unmapped (.value64: its address). */
 #define SACC_WATCH_REC_DISARMED	4u
+/* One SEGMENT entry's segment (struct sacc_watch_seg), after its
+ * doorbell record (ABI 2). */
+#define SACC_WATCH_REC_SEGMENT	5u
 
 /* .value bits of an ARMED record: the doorbell words watched */
 #define SACC_WATCH_W_TAIL01	(1u << 0)	/* tail doorbells of channels 0, 1 */
@@ -50,6 +71,19 @@
 #define SACC_WATCH_TORN_RANGE		4u	/* old/new tail not below SQ_SIZE */
 #define SACC_WATCH_TORN_TRUNCATED	5u	/* more descriptors than max_descs */
 #define SACC_WATCH_TORN_NO_DEVICE	6u	/* BAR not mapped, no IOMMU domain */
+/* .torn of a segment record (ABI 2): the segment was not captured, the
+ * record has no commands. */
+#define SACC_WATCH_TORN_SEG_UNREADABLE	7u	/* a page of a host segment has no IOMMU mapping
+						 * (the device's fetch faults: access 8) */
+#define SACC_WATCH_TORN_SEG_RANGE	8u	/* a device-memory segment outside BAR4 / DEVMEM_SIZE,
+						 * or BAR4 not mapped */
+#define SACC_WATCH_TORN_SEG_LENGTH	9u	/* length not a multiple of 32 in 32..SACC_SEGMENT_MAX
+						 * (the device refuses it: status 3) */
+#define SACC_WATCH_TORN_SEG_BUDGET	10u	/* the doorbell's segments outgrew seg_kib */
+
+/* .where of a segment record */
+#define SACC_WATCH_SEG_HOST	0u	/* .addr is an IOVA */
+#define SACC_WATCH_SEG_DEV	1u	/* .addr is a device address (the entry's SRC_DEV) */
 
 /* The doorbell record, 64 bytes, then .ndesc struct sacc_watch_desc. */
 struct sacc_watch_rec {
@@ -63,7 +97,7 @@ struct sacc_watch_rec {
 	__u32 tid;	/* the writing thread */
 	__u32 bdf;	/* PCI domain << 16 | bus << 8 | devfn */
 	__u16 chan;	/* channel (0xffff if unknown) */
-	__u16 reserved;
+	__u16 nseg;	/* SEGMENT records that follow this one (ABI 2) */
 	__u32 old_tail;	/* SQ tail before this doorbell (the tracer's shadow) */
 	__u32 new_tail;	/* the tail it publishes (token: the PUT word) */
 	__u32 ndesc;	/* descriptors in this record */
@@ -79,6 +113,39 @@ struct sacc_watch_desc {
 				 * in the slots after it; else 0 */
 	__u8 raw[32];		/* struct sacc_desc, little endian, as in the SQ */
 };
+
+/*
+ * A segment record (ABI 2): the 64-byte header, then .ncmd struct
+ * sacc_watch_desc, one per command in segment order: .index is the
+ * command's slot in the segment (byte offset / 32), .inline_len a
+ * WRITE_INLINE's payload bytes (in the slots after it; the device fails
+ * the command if they run past the segment's end), .raw the 32 bytes.
+ * A nested SEGMENT command is recorded as any other (the device fails
+ * it); every command of the segment is recorded, including those after
+ * one the device will fail (it will not run them).
+ */
+struct sacc_watch_seg {
+	__u32 size;	/* bytes, this header and the commands */
+	__u16 type;	/* SACC_WATCH_REC_SEGMENT */
+	__u8 where;	/* SACC_WATCH_SEG_* */
+	__u8 torn;	/* SACC_WATCH_TORN_NONE or SACC_WATCH_TORN_SEG_* */
+	__u64 seq;	/* the doorbell record's seq + 1, + 2, ... */
+	__u64 t_ns;	/* the doorbell record's trap time */
+	__u32 pid;
+	__u32 tid;
+	__u32 bdf;
+	__u16 chan;
+	__u16 flags;	/* the entry's flags (bit 1: SRC_DEV) */
+	__u32 sq_index;	/* the entry's SQ slot (its descriptor in the doorbell record) */
+	__u32 req_id;	/* the entry's req_id (sacc_segment_cmd's "entry") */
+	__u32 ncmd;	/* commands that follow */
+	__u32 length;	/* the segment's bytes (the entry's length) */
+	__u64 addr;	/* the segment: an IOVA, or a device address */
+};
+
+/* Commands in a segment at most: SACC_SEGMENT_MAX / 32 (sacc_hw.h; the
+ * module asserts it). */
+#define SACC_WATCH_SEG_MAX_CMDS	2048u
 
 /* Counters since the module was loaded (SACC_WATCH_IOC_STATS). */
 struct sacc_watch_stats {
@@ -98,9 +165,54 @@ struct sacc_watch_stats {
 	__u32 ring_bytes;	/* size of the ring */
 	__u32 max_descs;	/* descriptors per record at most */
 	__u32 watching;		/* processes watched now */
+	/* ABI 2 */
+	__u64 segments;		/* segment records written to the ring */
+	__u64 seg_cmds;		/* commands in them */
+	__u64 seg_torn;		/* segment records with .torn != 0 */
+	__u32 seg_kib;		/* segment bytes captured per doorbell at most */
+	__u32 reserved;
 };
 
 #define SACC_WATCH_IOC_STATS	_IOR('S', 0x57, struct sacc_watch_stats)
+
+/*
+ * The polling observer (ABI 2, `saccctl trace --poll HZ`): what a
+ * sampler of the channels' ring state can see, for comparison with the
+ * watchpoint.  No register holds a tail-doorbell channel's SQ tail (the
+ * doorbells read 0): a poller sees the ring registers, a token
+ * channel's PUT word and the SQ memory.  SACC_WATCH_IOC_SAMPLE reads,
+ * for channels first_chan .. first_chan + nchan - 1 of device @bdf (one
+ * that a watched process mapped), CTRL, MODE, SQ_BASE, SQ_SIZE, the
+ * PUT word and up to max_slots SQ slots (through the IOMMU domain, or
+ * BAR4 with MODE.SQ_DEV), into @buf: per channel a struct
+ * sacc_watch_sample_chan, then .nslots 32-byte slots.  In process
+ * context, with nothing stopped: a slot being written reads as it is.
+ * -ENODEV for a device no watched process mapped.
+ */
+struct sacc_watch_sample_req {
+	__u32 bdf;
+	__u32 first_chan;
+	__u32 nchan;		/* at most SACC_WATCH_SAMPLE_CHANS */
+	__u32 max_slots;	/* at most SACC_WATCH_SAMPLE_SLOTS */
+	__u64 buf;		/* user address */
+	__u64 buf_len;
+	__u64 t_ns;		/* out: CLOCK_MONOTONIC when sampled */
+	__u64 len;		/* out: bytes written to buf */
+};
+
+struct sacc_watch_sample_chan {
+	__u32 chan;
+	__u32 ctrl;	/* CTRL (bit 0 ENABLE) */
+	__u32 mode;	/* MODE (0 before v0.3) */
+	__u32 sq_size;
+	__u64 sq_base;
+	__u32 put;	/* MODE.TOKEN: the PUT word (0xffffffff unreadable); else 0 */
+	__u32 nslots;	/* SQ slots that follow: min(sq_size, max_slots), 0 unreadable */
+};
+
+#define SACC_WATCH_SAMPLE_CHANS	8u
+#define SACC_WATCH_SAMPLE_SLOTS	1024u
+#define SACC_WATCH_IOC_SAMPLE	_IOWR('S', 0x58, struct sacc_watch_sample_req)
 
 #define SACC_WATCH_MAX_DESCS_LIMIT	4096u
 #define SACC_WATCH_READ_MIN                                                    \
@@ -109,7 +221,28 @@ struct sacc_watch_stats {
 
 _Static_assert(sizeof(struct sacc_watch_rec) == 64, "record header is 64 bytes");
 _Static_assert(sizeof(struct sacc_watch_desc) == 40, "record descriptor is 40 bytes");
-_Static_assert(sizeof(struct sacc_watch_stats) == 96, "stats are 96 bytes");
+_Static_assert(sizeof(struct sacc_watch_seg) == 64, "segment header is 64 bytes");
+_Static_assert(__builtin_offsetof(struct sacc_watch_seg, size) ==
+		       __builtin_offsetof(struct sacc_watch_rec, size) &&
+	       __builtin_offsetof(struct sacc_watch_seg, type) ==
+		       __builtin_offsetof(struct sacc_watch_rec, type) &&
+	       __builtin_offsetof(struct sacc_watch_seg, seq) ==
+		       __builtin_offsetof(struct sacc_watch_rec, seq) &&
+	       __builtin_offsetof(struct sacc_watch_seg, pid) ==
+		       __builtin_offsetof(struct sacc_watch_rec, pid) &&
+	       __builtin_offsetof(struct sacc_watch_seg, chan) ==
+		       __builtin_offsetof(struct sacc_watch_rec, chan) &&
+	       __builtin_offsetof(struct sacc_watch_seg, ncmd) ==
+		       __builtin_offsetof(struct sacc_watch_rec, ndesc),
+	       "a segment header frames like a doorbell record");
+_Static_assert(sizeof(struct sacc_watch_seg) +
+		       SACC_WATCH_SEG_MAX_CMDS * sizeof(struct sacc_watch_desc) <=
+		       SACC_WATCH_READ_MIN,
+	       "a whole segment record fits a read");
+_Static_assert(sizeof(struct sacc_watch_stats) == 128, "stats are 128 bytes");
+_Static_assert(sizeof(struct sacc_watch_sample_req) == 48 &&
+		       sizeof(struct sacc_watch_sample_chan) == 32,
+	       "sample layout");
 _Static_assert(sizeof(struct sacc_watch_rec) % 8 == 0 &&
 	       sizeof(struct sacc_watch_desc) % 8 == 0,
 	       "records keep 8-byte alignment in the ring");

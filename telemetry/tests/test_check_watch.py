@@ -175,5 +175,146 @@ class CheckWatch(unittest.TestCase):
         self.assertIn("watched by some mappings only", out)
 
 
+FIXTURE = os.path.join(HERE, "fixtures", "watch-segment")
+
+
+def fixture():
+    """A real excerpt (sacc-watch-segments, ci/watch-integrity's boot):
+    the tracer's records and the device's trace of channels 0 (SQ in
+    host memory, tail doorbell), 2 (SQ in device memory, tail) and 4
+    (token doorbell): two segment launches each, in host and device
+    memory, 276 commands with inline writes among them."""
+    trace = [json.loads(l) for l in open(os.path.join(FIXTURE, "trace.jsonl"))]
+    device = open(os.path.join(FIXTURE, "device.trace")).read().splitlines(True)
+    return trace, device
+
+
+def lines(recs):
+    return [json.dumps(r) + "\n" for r in recs]
+
+
+def segments(trace):
+    return [r for r in trace if r["type"] == "segment"]
+
+
+class CheckWatchSegments(unittest.TestCase):
+    run_tool = CheckWatch.run_tool
+
+    def test_fixture_ok(self):
+        trace, device = fixture()
+        rc, c, out = self.run_tool(lines(trace), device, "--min-cmds", "276")
+        self.assertEqual(rc, 0, out)
+        self.assertEqual((c["dev_segments"], c["seg_records"], c["cmds_seen"],
+                          c["cmds_captured"]), (6, 6, 276, 276), out)
+        for k in ("cmds_missing", "cmds_extra", "cmds_out_of_order", "cmds_mismatched",
+                  "seg_torn", "seg_orphans", "cmds_not_run"):
+            self.assertEqual(c[k], 0, (k, out))
+        self.assertIn("check-watch: segments: OK", out)
+        self.assertTrue(any(r["where"] == "dev" for r in segments(trace)))
+        self.assertTrue(any(r["where"] == "host" for r in segments(trace)))
+        self.assertTrue(any(d["opcode"] == 3 and d["inline_len"]
+                            for r in segments(trace) for d in r["cmds"]))
+        rc, _, out = self.run_tool(lines(trace), device, "--min-cmds", "277")
+        self.assertEqual(rc, 1, out)
+        self.assertIn("too few commands", out)
+
+    def test_mutant_skips_a_command(self):
+        # what a module that lost one command of a segment would record
+        trace, device = fixture()
+        del segments(trace)[1]["cmds"][5]
+        rc, c, out = self.run_tool(lines(trace), device)
+        self.assertEqual((rc, c["cmds_missing"], c["cmds_extra"]), (1, 1, 0), out)
+        self.assertIn("cmds_missing", out)
+
+    def test_extra_command(self):
+        trace, device = fixture()
+        g = segments(trace)[2]
+        g["cmds"].append(dict(g["cmds"][0], req_id=0x7fffffff))
+        rc, c, out = self.run_tool(lines(trace), device)
+        self.assertEqual((rc, c["cmds_extra"], c["cmds_missing"]), (1, 1, 0), out)
+
+    def test_commands_out_of_order(self):
+        trace, device = fixture()
+        cmds = segments(trace)[0]["cmds"]
+        cmds[3], cmds[4] = cmds[4], cmds[3]
+        rc, c, out = self.run_tool(lines(trace), device)
+        self.assertEqual(rc, 1, out)
+        self.assertEqual((c["cmds_out_of_order"], c["cmds_missing"], c["cmds_extra"]),
+                         (1, 0, 0), out)
+
+    def test_byte_mismatch(self):
+        for field, value in (("dst", "0x1"), ("opcode", 5), ("flags", 7), ("length", 3),
+                             ("src", "0x10")):
+            trace, device = fixture()
+            segments(trace)[3]["cmds"][0][field] = value
+            rc, c, out = self.run_tool(lines(trace), device)
+            self.assertEqual((rc, c["cmds_mismatched"]), (1, 1), (field, out))
+            self.assertIn("bytes differ in " + field, out)
+
+    def test_torn_segment(self):
+        trace, device = fixture()
+        g = segments(trace)[1]
+        n = len(g["cmds"])
+        g.update(cmds=[], torn=True, torn_why="segment-unreadable")
+        rc, c, out = self.run_tool(lines(trace), device)
+        self.assertEqual((rc, c["seg_torn"], c["cmds_missing"]), (1, 1, n), out)
+
+    def test_orphan_segment_record(self):
+        trace, device = fixture()
+        i = next(k for k, r in enumerate(trace) if r["type"] == "segment")
+        trace.insert(i - 1, trace.pop(i))  # before its doorbell record
+        rc, c, out = self.run_tool(lines(trace), device)
+        self.assertEqual(rc, 1, out)
+        self.assertGreater(c["seg_orphans"], 0, out)
+
+    def test_lost(self):
+        trace, device = fixture()
+        rc, c, out = self.run_tool(lines(trace) + ['{"type":"drops","count":2}\n'], device)
+        self.assertEqual((rc, c["lost"]), (1, 2), out)
+
+    def test_failed_command_stops_the_segment(self):
+        # the device failed command 4 of the first segment: 5 ran, the
+        # tracer's later commands did not run (not an error)
+        trace, device = fixture()
+        g = segments(trace)[0]
+        entry = g["entry_req_id"]
+        out_dev, k = [], 0
+        for l in device:
+            if f"sacc_segment_cmd ch {g['chan']} entry 0x{entry:x} " in l:
+                k += 1
+                if k > 5:
+                    continue
+            if f"sacc_segment_done ch {g['chan']} req_id 0x{entry:x} " in l:
+                l = l.replace("status 0 result_len %d" % len(g["cmds"]),
+                              "status 2 result_len 4")
+            out_dev.append(l)
+        rc, c, out = self.run_tool(lines(trace), out_dev)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual((c["cmds_not_run"], c["cmds_missing"], c["cmds_extra"]),
+                         (len(g["cmds"]) - 5, 0, 0), out)
+        # cut short by a channel reset (no done): not run either
+        reset = [l.replace(l[l.index("sacc_segment_done"):],
+                           "sacc_chan_reset ch %d\n" % g["chan"])
+                 if "status 2 result_len 4" in l else l for l in out_dev]
+        rc, c, out = self.run_tool(lines(trace), reset)
+        self.assertEqual((rc, c["cmds_not_run"]), (0, len(g["cmds"]) - 5), out)
+        # neither a done nor a reset: the commands the device did not run
+        # are the tracer's extra
+        out_dev = [l for l in out_dev if "status 2 result_len 4" not in l]
+        rc, c, out = self.run_tool(lines(trace), out_dev)
+        self.assertEqual((rc, c["cmds_extra"]), (1, len(g["cmds"]) - 5), out)
+
+    def test_untraced_segments(self):
+        # channel 4's doorbells were not watched (a register taken):
+        # its segments' commands are untraced, not missing
+        trace, device = fixture()
+        trace = [r for r in trace if r.get("chan") != 4]
+        trace[0]["watched"] = ["ch0-1", "ch2-3", "ch4-5"]
+        rc, c, out = self.run_tool(lines(trace), device)
+        self.assertEqual(rc, 0, out)
+        self.assertEqual((c["cmds_untraced"], c["cmds_missing"]), (189, 0), out)
+        self.assertEqual(c["cmds_untraced_by"], {"ch4 token": 189})
+
+
 if __name__ == "__main__":
     unittest.main()

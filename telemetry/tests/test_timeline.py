@@ -334,5 +334,71 @@ class TraceLines(unittest.TestCase):
         self.assertEqual(ev[3]["msix"], 1)
 
 
+SEG_DEVICE = os.path.join(FIX, "segment.trace")
+SEG_WATCH = os.path.join(FIX, "segment-watch.jsonl")
+
+
+class Segments(unittest.TestCase):
+    """segment.trace: real ci/vm --trace 'sacc_*' lines of channel 2
+    (sacc-watch-segments): a SEGMENT entry of 9 commands in host memory,
+    run over two turns, then one of 2 in device memory (a TIMESTAMP and
+    a NOP); segment-watch.jsonl: the tracer's records of them."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.rc, cls.doc, cls.err = run("--device-trace", SEG_DEVICE,
+                                       "--watch", SEG_WATCH)
+
+    def slices(self, **k):
+        return [e for e in self.doc["traceEvents"] if e["ph"] == "X" and
+                all(e.get(a) == v for a, v in k.items())]
+
+    def test_one_slice_per_entry_commands_inside(self):
+        self.assertEqual(self.rc, 0, self.err)
+        check_structure(self, self.doc)
+        segs = [e for e in self.slices(cat="op") if e["name"].startswith("SEGMENT")]
+        self.assertEqual([e["name"] for e in segs],
+                         ["SEGMENT 9 commands", "SEGMENT 2 commands"])
+        self.assertEqual(segs[0]["args"]["where"], "host memory")
+        self.assertEqual(segs[1]["args"]["where"], "device memory")
+        self.assertEqual((segs[0]["args"]["segment"], segs[0]["args"]["segment_len"],
+                          segs[0]["args"]["result_len"]), ("0x56000", 352, 9))
+        cmds = self.slices(cat="segment")
+        self.assertEqual(len(cmds), 11)
+        self.assertEqual([c["name"] for c in cmds[:3]],
+                         ["0: MEMCPY 240 B", "1: MEMCPY 184 B", "2: WRITE_INLINE 47 B"])
+        self.assertEqual(cmds[8]["name"], "8: FILL 35 B")
+        self.assertEqual(cmds[9]["name"], "0: TIMESTAMP")
+        self.assertEqual(cmds[9]["args"]["clock"], 12131902636480)
+        self.assertEqual(cmds[0]["args"]["req_id"], "0x1000")
+        # each command lies inside its entry's slice and execute slice,
+        # in order, on the channel's track
+        execs = self.slices(name="execute")
+        for c in cmds:
+            seg = segs[0] if c["args"]["req_id"].startswith("0x1") else segs[1]
+            ex = [e for e in execs if e["ts"] >= seg["ts"] and
+                  e["ts"] + e["dur"] <= seg["ts"] + seg["dur"] + 1e-6]
+            self.assertEqual(len(ex), 1)
+            self.assertGreaterEqual(c["ts"], ex[0]["ts"])
+            self.assertLessEqual(c["ts"] + c["dur"], ex[0]["ts"] + ex[0]["dur"] + 1e-6)
+            self.assertEqual(c["tid"], 1000102)
+        self.assertEqual([c["ts"] for c in cmds], sorted(c["ts"] for c in cmds))
+        self.assertIn("device segment commands 11", self.err)
+
+    def test_a_turn_ends_a_command(self):
+        # command 6 ran last in its turn: it ends at the turn's end, not
+        # when command 7 starts in the channel's next turn
+        cmds = self.slices(cat="segment")
+        self.assertLess(cmds[6]["ts"] + cmds[6]["dur"], cmds[7]["ts"])
+
+    def test_watch_segment_records(self):
+        w = [e for e in self.doc["traceEvents"] if e.get("cat") == "watch" and
+             "segment" in e["name"]]
+        self.assertEqual([e["name"] for e in w],
+                         ["watch: ch2 sq[0] segment, 9 commands",
+                          "watch: ch2 sq[1] segment, 2 commands"])
+        self.assertEqual(w[1]["args"]["where"], "dev")
+
+
 if __name__ == "__main__":
     unittest.main(verbosity=1)

@@ -23,7 +23,14 @@
  *     (iommu_iova_to_phys) and copies the new descriptors from the
  *     pinned pages through the direct map: exactly the bytes the device
  *     will read, whole, since the only writer is stopped.
- *  4. Records go to a bounded ring read through /dev/sacc_watch
+ *  4. For each new SEGMENT entry (v0.4, docs/spec.md section 21) the
+ *     segment is captured whole, as the device will fetch it: host
+ *     memory through the same IOMMU domain, device memory through an
+ *     ioremap of BAR4, bounded (SACC_SEGMENT_MAX each, seg_kib per
+ *     doorbell); one segment record each after the doorbell record.
+ *     A channel with MODE.SQ_DEV has its SQ (and PUT word) read through
+ *     BAR4 as well.
+ *  5. Records go to a bounded ring read through /dev/sacc_watch
  *     (include/sacc_watch.h).  A full ring drops and counts; the reader
  *     gets a drops record in order.
  *
@@ -58,6 +65,9 @@ static unsigned int max_descs = 1024;
 module_param(max_descs, uint, 0444);
 MODULE_PARM_DESC(max_descs, "descriptors per record at most (<= 4096)");
 /* For measuring the tracer's cost: the trap alone, without the work. */
+static unsigned int seg_kib = 1024;
+module_param(seg_kib, uint, 0444);
+MODULE_PARM_DESC(seg_kib, "segment bytes captured per doorbell at most, in KiB (default 1024)");
 static bool trap_only;
 module_param(trap_only, bool, 0644);
 MODULE_PARM_DESC(trap_only, "count traps, record nothing (cost breakdown only)");
@@ -82,6 +92,8 @@ static const struct {
 struct sw_dev {
 	struct pci_dev *pdev;
 	void __iomem *bar0, *bar2; /* bar2: NULL before v0.3 */
+	void __iomem *bar4;	   /* device memory (v0.4), NULL if none */
+	u64 devmem;		   /* its bytes: device addresses 0..devmem-1 */
 	u32 channels;
 	u32 bdf;
 	unsigned long db_pfn; /* page frame of the doorbell page (BAR0 + 0x1000) */
@@ -111,7 +123,10 @@ static LIST_HEAD(sw_procs);
 static unsigned int sw_nprocs;
 
 static atomic64_t st_records, st_drops, st_torn, st_descs, st_armed,
-	st_arm_failed, st_kernel_hits, st_stale;
+	st_arm_failed, st_kernel_hits, st_stale, st_segs, st_seg_cmds,
+	st_seg_torn;
+
+static_assert(SACC_WATCH_SEG_MAX_CMDS == SACC_SEGMENT_MAX / SACC_SEGMENT_ALIGN);
 
 /* ---- the ring ---------------------------------------------------------- */
 
@@ -124,6 +139,7 @@ static u64 ring_head, ring_tail, ring_seq, ring_pending_drops;
 static u8 *read_bounce; /* one reader at a time (sw_open) */
 static atomic_t sw_reader = ATOMIC_INIT(0);
 static void **sw_scratch_cpu; /* one record being built per CPU */
+static void **sw_segbuf_cpu;  /* one segment being cut per CPU */
 
 static void ring_copy_in(u64 pos, const void *src, u32 len)
 {
@@ -152,20 +168,39 @@ static void drops_rec(struct sacc_watch_rec *d, u64 count, u64 seq)
 	d->value64 = count;
 }
 
-/* From the trap (interrupts off) and from process context. */
-static void ring_push(struct sacc_watch_rec *rec)
+static void ring_count(const struct sacc_watch_rec *rec)
 {
-	struct sacc_watch_rec d;
-	u32 need = rec->size;
+	if (rec->type == SACC_WATCH_REC_DOORBELL) {
+		atomic64_inc(&st_records);
+		atomic64_add(rec->ndesc, &st_descs);
+		if (rec->torn)
+			atomic64_inc(&st_torn);
+	} else if (rec->type == SACC_WATCH_REC_SEGMENT) {
+		atomic64_inc(&st_segs);
+		atomic64_add(rec->ndesc, &st_seg_cmds);
+		if (rec->torn)
+			atomic64_inc(&st_seg_torn);
+	}
+}
+
+/*
+ * Push @nrec whole records, @len bytes from @recs (a doorbell record and
+ * its segment records), with consecutive seq numbers: all or none.  From
+ * the trap (interrupts off) and from process context.
+ */
+static void ring_push_group(void *recs, u32 len, u32 nrec)
+{
+	struct sacc_watch_rec d, *r;
+	u32 need = len, off;
 	unsigned long flags;
 
 	raw_spin_lock_irqsave(&ring_lock, flags);
 	if (ring_pending_drops)
 		need += sizeof(d);
 	if (ring_size - (ring_head - ring_tail) < need) {
-		ring_seq++; /* the gap in seq shows the loss too */
-		ring_pending_drops++;
-		atomic64_inc(&st_drops);
+		ring_seq += nrec; /* the gap in seq shows the loss too */
+		ring_pending_drops += nrec;
+		atomic64_add(nrec, &st_drops);
 		raw_spin_unlock_irqrestore(&ring_lock, flags);
 		return;
 	}
@@ -175,17 +210,23 @@ static void ring_push(struct sacc_watch_rec *rec)
 		ring_head += sizeof(d);
 		ring_pending_drops = 0;
 	}
-	rec->seq = ring_seq++;
-	ring_copy_in(ring_head, rec, rec->size);
-	ring_head += rec->size;
+	for (off = 0; off < len; off += r->size) {
+		r = recs + off;
+		r->seq = ring_seq++;
+	}
+	ring_copy_in(ring_head, recs, len);
+	ring_head += len;
 	raw_spin_unlock_irqrestore(&ring_lock, flags);
-	if (rec->type == SACC_WATCH_REC_DOORBELL) {
-		atomic64_inc(&st_records);
-		atomic64_add(rec->ndesc, &st_descs);
-		if (rec->torn)
-			atomic64_inc(&st_torn);
+	for (off = 0; off < len; off += r->size) {
+		r = recs + off;
+		ring_count(r);
 	}
 	wake_up_interruptible(&ring_wq);
+}
+
+static void ring_push(struct sacc_watch_rec *rec)
+{
+	ring_push_group(rec, rec->size, 1);
 }
 
 static bool ring_readable(void)
@@ -267,6 +308,42 @@ static int sw_read_iova(struct iommu_domain *dom, u64 iova, void *dst,
 	return 0;
 }
 
+/* The same for @len bytes at @iova, page by page (a segment). */
+static int sw_read_iova_range(struct iommu_domain *dom, u64 iova, void *dst,
+			      u32 len)
+{
+	while (len) {
+		u32 n = min_t(u64, len, PAGE_SIZE - (iova & ~PAGE_MASK));
+
+		if (sw_read_iova(dom, iova, dst, n))
+			return -1;
+		iova += n;
+		dst += n;
+		len -= n;
+	}
+	return 0;
+}
+
+/* Copy @len bytes at device address @addr (BAR4), as the device reads
+ * its own memory: the range must lie inside it. */
+static int sw_read_dev(const struct sw_dev *d, u64 addr, void *dst, u32 len)
+{
+	if (!d->bar4 || len > d->devmem || addr > d->devmem - len)
+		return -1;
+	memcpy_fromio(dst, d->bar4 + addr, len);
+	return 0;
+}
+
+/* Ring memory (SQ slots, the PUT word): device memory with MODE.SQ_DEV,
+ * else an IOVA. */
+static int sw_read_ring(const struct sw_dev *d, struct iommu_domain *dom,
+			u32 mode, u64 addr, void *dst, u32 len)
+{
+	if (mode & SACC_MODE_SQ_DEV)
+		return sw_read_dev(d, addr, dst, len);
+	return sw_read_iova(dom, addr, dst, len);
+}
+
 static void __iomem *sw_chan_regs(const struct sw_dev *d, u32 ch)
 {
 	if (d->bar2 && ch < d->channels)
@@ -282,13 +359,12 @@ static void __iomem *sw_chan_regs(const struct sw_dev *d, u32 ch)
  * and so must the shadow.
  */
 static bool sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
-			  void __iomem *cr, struct sacc_watch_rec *rec)
+			  void __iomem *cr, u32 mode, struct sacc_watch_rec *rec)
 {
 	struct sacc_watch_desc *out = (struct sacc_watch_desc *)(rec + 1);
 	u64 sq_base = readl(cr + SACC_REG_SQ_BASE) |
 		      (u64)readl(cr + SACC_REG_SQ_BASE + 4) << 32;
 	u32 size = readl(cr + SACC_REG_SQ_SIZE);
-	u32 mode = p->dev->bar2 ? readl(cr + SACC_REG_MODE) : 0;
 	u32 i = rec->old_tail, new = rec->new_tail, cap = max_descs;
 
 	if (size < SACC_RING_MIN_ENTRIES || size > SACC_RING_MAX_ENTRIES ||
@@ -307,7 +383,8 @@ static bool sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
 			rec->torn = SACC_WATCH_TORN_TRUNCATED;
 			return true;
 		}
-		if (sw_read_iova(dom, sq_base + (u64)i * sizeof(d), &d,
+		if (sw_read_ring(p->dev, dom, mode,
+				 sq_base + (u64)i * sizeof(d), &d,
 				 sizeof(d))) {
 			rec->torn = SACC_WATCH_TORN_SQ_UNREADABLE;
 			return true;
@@ -331,6 +408,128 @@ static bool sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
 		rec->ndesc++;
 	}
 	return true;
+}
+
+/*
+ * Cut the @len bytes of segment @raw into commands at @out, as the device
+ * runs them (docs/spec.md section 21): 32-byte slots in order; a
+ * WRITE_INLINE's payload takes the slots after it, and one that does not
+ * fit (the device fails it, status 3) consumes the rest.  Returns the
+ * number of commands.
+ */
+static u32 sw_cut_segment(const u8 *raw, u32 len, struct sacc_watch_desc *out)
+{
+	u32 off = 0, n = 0;
+
+	while (off + sizeof(struct sacc_desc) <= len) {
+		const struct sacc_desc *c = (const void *)(raw + off);
+
+		out[n].index = off / sizeof(*c);
+		out[n].inline_len = 0;
+		memcpy(out[n].raw, c, sizeof(*c));
+		off += sizeof(*c);
+		if (le16_to_cpu(c->opcode) == SACC_OP_WRITE_INLINE) {
+			u32 l = le32_to_cpu(c->length);
+			u64 bytes = SACC_INLINE_SLOTS(l) * SACC_SEGMENT_ALIGN;
+
+			out[n].inline_len = l;
+			if (l < 1 || l > SACC_INLINE_MAX || bytes > len - off)
+				off = len;
+			else
+				off += bytes;
+		}
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Capture the segment of SEGMENT entry @e (SQ slot @index) into a
+ * segment record at @sg, within *@budget segment bytes.  The segment is
+ * read as the device will fetch it: through the IOMMU domain @dom, or
+ * BAR4 with SRC_DEV.  A segment that cannot be read whole is a torn
+ * record without commands.
+ */
+static void sw_capture_seg(struct sw_proc *p, struct iommu_domain *dom,
+			   const struct sacc_watch_rec *rec,
+			   const struct sacc_watch_desc *e,
+			   struct sacc_watch_seg *sg, u32 *budget)
+{
+	u8 *raw = sw_segbuf_cpu[smp_processor_id()];
+	struct sacc_desc d;
+	int err;
+
+	memcpy(&d, e->raw, sizeof(d));
+	memset(sg, 0, sizeof(*sg));
+	sg->size = sizeof(*sg);
+	sg->type = SACC_WATCH_REC_SEGMENT;
+	sg->t_ns = rec->t_ns;
+	sg->pid = rec->pid;
+	sg->tid = rec->tid;
+	sg->bdf = rec->bdf;
+	sg->chan = rec->chan;
+	sg->flags = le16_to_cpu(d.flags);
+	sg->sq_index = e->index;
+	sg->req_id = le32_to_cpu(d.req_id);
+	sg->length = le32_to_cpu(d.length);
+	sg->addr = le64_to_cpu(d.src);
+	sg->where = sg->flags & SACC_DESC_F_SRC_DEV ? SACC_WATCH_SEG_DEV :
+						     SACC_WATCH_SEG_HOST;
+	if (sg->length < SACC_SEGMENT_ALIGN || sg->length > SACC_SEGMENT_MAX ||
+	    sg->length % SACC_SEGMENT_ALIGN) {
+		sg->torn = SACC_WATCH_TORN_SEG_LENGTH;
+		return;
+	}
+	if (sg->length > *budget) {
+		sg->torn = SACC_WATCH_TORN_SEG_BUDGET;
+		return;
+	}
+	if (sg->where == SACC_WATCH_SEG_DEV) {
+		err = sw_read_dev(p->dev, sg->addr, raw, sg->length);
+		if (err)
+			sg->torn = SACC_WATCH_TORN_SEG_RANGE;
+	} else {
+		/* A range that wraps faults in the device, too. */
+		err = sg->addr + sg->length < sg->addr ||
+		      sw_read_iova_range(dom, sg->addr, raw, sg->length);
+		if (err)
+			sg->torn = SACC_WATCH_TORN_SEG_UNREADABLE;
+	}
+	if (err)
+		return;
+	*budget -= sg->length;
+	sg->ncmd = sw_cut_segment(raw, sg->length,
+				  (struct sacc_watch_desc *)(sg + 1));
+	sg->size += sg->ncmd * sizeof(struct sacc_watch_desc);
+}
+
+/*
+ * After doorbell record @rec: a segment record for each of its SEGMENT
+ * entries (MODE.V3 channels only: elsewhere opcode 6 is no SEGMENT).
+ * Returns the bytes of records written after @rec.
+ */
+static u32 sw_capture_segs(struct sw_proc *p, struct iommu_domain *dom,
+			   u32 mode, struct sacc_watch_rec *rec)
+{
+	const struct sacc_watch_desc *e = (const void *)(rec + 1);
+	u8 *pos = (u8 *)rec + rec->size;
+	u32 budget = seg_kib * 1024, i;
+
+	if (!(mode & SACC_MODE_V3))
+		return 0;
+	for (i = 0; i < rec->ndesc; i++, e++) {
+		struct sacc_watch_seg *sg = (void *)pos;
+		__le16 op;
+
+		memcpy(&op, e->raw + offsetof(struct sacc_desc, opcode),
+		       sizeof(op));
+		if (le16_to_cpu(op) != SACC_OP_SEGMENT)
+			continue;
+		sw_capture_seg(p, dom, rec, e, sg, &budget);
+		pos += sg->size;
+		rec->nseg++;
+	}
+	return pos - ((u8 *)rec + rec->size);
 }
 
 /*
@@ -431,7 +630,7 @@ static void sw_trap(struct perf_event *bp, struct perf_sample_data *data,
 	struct iommu_domain *dom;
 	struct sw_store st;
 	void __iomem *cr;
-	u32 off, ch;
+	u32 off, ch, mode, segs = 0;
 	unsigned long flags;
 
 	/* A kernel access to the user address (e.g. a uaccess) also
@@ -486,12 +685,13 @@ static void sw_trap(struct perf_event *bp, struct perf_sample_data *data,
 		rec->torn = SACC_WATCH_TORN_NO_DEVICE;
 		goto push;
 	}
+	mode = p->dev->bar2 ? readl(cr + SACC_REG_MODE) : 0;
 	if (rec->kind == SACC_WATCH_KIND_TOKEN) {
 		u64 put = readl(cr + SACC_REG_PUT_ADDR) |
 			  (u64)readl(cr + SACC_REG_PUT_ADDR + 4) << 32;
 		__le32 w;
 
-		if (sw_read_iova(dom, put, &w, sizeof(w))) {
+		if (sw_read_ring(p->dev, dom, mode, put, &w, sizeof(w))) {
 			rec->torn = SACC_WATCH_TORN_SQ_UNREADABLE;
 			goto push;
 		}
@@ -503,12 +703,13 @@ static void sw_trap(struct perf_event *bp, struct perf_sample_data *data,
 	rec->old_tail = p->shadow[ch];
 	/* A doorbell the device must refuse (tail out of range) does not
 	 * move its tail: neither does the shadow. */
-	if (sw_read_descs(p, dom, cr, rec))
+	if (sw_read_descs(p, dom, cr, mode, rec))
 		p->shadow[ch] = rec->new_tail;
 	raw_spin_unlock_irqrestore(&p->lock, flags);
 	rec->size += rec->ndesc * sizeof(struct sacc_watch_desc);
+	segs = sw_capture_segs(p, dom, mode, rec);
 push:
-	ring_push(rec);
+	ring_push_group(rec, rec->size + segs, 1 + rec->nseg);
 }
 
 /* ---- arming, in process context ---------------------------------------- */
@@ -541,6 +742,22 @@ static struct sw_dev *sw_dev_get(struct pci_dev *pdev)
 		if (d->bar2)
 			d->channels = min_t(u32, readl(d->bar2 + SACC_DEV_CHANNELS),
 					    SACC_CHANNELS_MAX);
+	}
+	/* v0.4 device memory: segments and SQs there are read through it.
+	 * RAM behind a BAR: reading it has no side effect. */
+	d->bar4 = NULL;
+	d->devmem = 0;
+	if (d->bar2 && readl(d->bar0 + SACC_REG_VERSION) >= SACC_VERSION &&
+	    pci_resource_len(pdev, SACC_BAR_DEVMEM)) {
+		u64 size = readl(d->bar2 + SACC_DEV_DEVMEM_SIZE) |
+			   (u64)readl(d->bar2 + SACC_DEV_DEVMEM_SIZE + 4) << 32;
+
+		size = min_t(u64, size, pci_resource_len(pdev, SACC_BAR_DEVMEM));
+		if (size) {
+			d->bar4 = ioremap(pci_resource_start(pdev, SACC_BAR_DEVMEM),
+					  size);
+			d->devmem = d->bar4 ? size : 0;
+		}
 	}
 	d->bdf = pci_domain_nr(pdev->bus) << 16 | pdev->bus->number << 8 |
 		 pdev->devfn;
@@ -841,10 +1058,95 @@ static __poll_t sw_poll(struct file *f, struct poll_table_struct *pt)
 	return ring_readable() ? EPOLLIN | EPOLLRDNORM : 0;
 }
 
+/* ---- the polling observer ---------------------------------------------- */
+
+static DEFINE_MUTEX(sample_mutex); /* sample_buf */
+static u8 *sample_buf;
+#define SW_SAMPLE_MAX                                                          \
+	(SACC_WATCH_SAMPLE_CHANS * (sizeof(struct sacc_watch_sample_chan) +    \
+				    SACC_WATCH_SAMPLE_SLOTS *                  \
+					    sizeof(struct sacc_desc)))
+
+/* One channel's ring state, as a poller sees it; returns its bytes. */
+static u32 sw_sample_chan(const struct sw_dev *d, struct iommu_domain *dom,
+			  u32 ch, u32 max_slots, u8 *out)
+{
+	struct sacc_watch_sample_chan *c = (void *)out;
+	void __iomem *cr = sw_chan_regs(d, ch);
+	__le32 w;
+
+	memset(c, 0, sizeof(*c));
+	c->chan = ch;
+	if (!cr)
+		return sizeof(*c);
+	c->ctrl = readl(cr + SACC_REG_CTRL);
+	c->mode = d->bar2 ? readl(cr + SACC_REG_MODE) : 0;
+	c->sq_size = readl(cr + SACC_REG_SQ_SIZE);
+	c->sq_base = readl(cr + SACC_REG_SQ_BASE) |
+		     (u64)readl(cr + SACC_REG_SQ_BASE + 4) << 32;
+	if (c->mode & SACC_MODE_TOKEN) {
+		u64 put = readl(cr + SACC_REG_PUT_ADDR) |
+			  (u64)readl(cr + SACC_REG_PUT_ADDR + 4) << 32;
+
+		c->put = sw_read_ring(d, dom, c->mode, put, &w, sizeof(w)) ?
+				 0xffffffff :
+				 le32_to_cpu(w);
+	}
+	if (!(c->ctrl & SACC_CTRL_ENABLE) || c->sq_size > SACC_RING_MAX_ENTRIES)
+		return sizeof(*c);
+	c->nslots = min(c->sq_size, max_slots);
+	if (c->mode & SACC_MODE_SQ_DEV ?
+		    sw_read_dev(d, c->sq_base, c + 1,
+				c->nslots * sizeof(struct sacc_desc)) :
+		    sw_read_iova_range(dom, c->sq_base, c + 1,
+				       c->nslots * sizeof(struct sacc_desc)))
+		c->nslots = 0;
+	return sizeof(*c) + c->nslots * sizeof(struct sacc_desc);
+}
+
+static long sw_sample(struct sacc_watch_sample_req __user *ureq)
+{
+	struct sacc_watch_sample_req r;
+	struct iommu_domain *dom;
+	struct sw_dev *d = NULL;
+	u32 i, n = 0;
+	long ret = 0;
+
+	if (copy_from_user(&r, ureq, sizeof(r)))
+		return -EFAULT;
+	if (!r.nchan || r.nchan > SACC_WATCH_SAMPLE_CHANS ||
+	    r.max_slots > SACC_WATCH_SAMPLE_SLOTS ||
+	    r.first_chan >= SACC_CHANNELS_MAX)
+		return -EINVAL;
+	mutex_lock(&sw_lock); /* sw_devs; a device's BARs stay mapped */
+	for (i = 0; i < SW_MAX_DEVS; i++)
+		if (sw_devs[i].pdev && sw_devs[i].bdf == r.bdf)
+			d = &sw_devs[i];
+	dom = d ? iommu_get_domain_for_dev(&d->pdev->dev) : NULL;
+	if (!d || !dom) {
+		mutex_unlock(&sw_lock);
+		return -ENODEV;
+	}
+	mutex_lock(&sample_mutex);
+	r.t_ns = ktime_get_ns();
+	for (i = 0; i < r.nchan && r.first_chan + i < d->channels; i++)
+		n += sw_sample_chan(d, dom, r.first_chan + i, r.max_slots,
+				    sample_buf + n);
+	mutex_unlock(&sw_lock);
+	r.len = min_t(u64, n, r.buf_len);
+	if (copy_to_user(u64_to_user_ptr(r.buf), sample_buf, r.len) ||
+	    copy_to_user(ureq, &r, sizeof(r)))
+		ret = -EFAULT;
+	mutex_unlock(&sample_mutex);
+	return ret;
+}
+
 static long sw_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
 	struct sacc_watch_stats s = {};
 
+	if (cmd == SACC_WATCH_IOC_SAMPLE)
+		return sw_sample((void __user *)arg);
 	if (cmd != SACC_WATCH_IOC_STATS)
 		return -ENOTTY;
 	s.records = atomic64_read(&st_records);
@@ -860,6 +1162,10 @@ static long sw_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	s.abi = SACC_WATCH_ABI;
 	s.ring_bytes = ring_size;
 	s.max_descs = max_descs;
+	s.segments = atomic64_read(&st_segs);
+	s.seg_cmds = atomic64_read(&st_seg_cmds);
+	s.seg_torn = atomic64_read(&st_seg_torn);
+	s.seg_kib = seg_kib;
 	mutex_lock(&sw_lock);
 	s.watching = sw_nprocs;
 	mutex_unlock(&sw_lock);
@@ -895,7 +1201,14 @@ static void sw_free_buffers(void)
 		kfree(sw_scratch_cpu);
 		sw_scratch_cpu = NULL;
 	}
+	if (sw_segbuf_cpu) {
+		for_each_possible_cpu(cpu)
+			vfree(sw_segbuf_cpu[cpu]);
+		kfree(sw_segbuf_cpu);
+		sw_segbuf_cpu = NULL;
+	}
 	vfree(read_bounce);
+	vfree(sample_buf);
 	vfree(ring);
 }
 
@@ -905,24 +1218,37 @@ static int __init sw_init(void)
 	unsigned int cpu;
 	int ret;
 
+	/* A doorbell record and its segment records are pushed together:
+	 * the group must fit the ring. */
 	if (max_descs < 1 || max_descs > SACC_WATCH_MAX_DESCS_LIMIT ||
-	    ring_kib < 64 || ring_kib > (1u << 20)) {
-		pr_err("sacc_watch: max_descs must be 1..%u, ring_kib 64..1048576\n",
+	    ring_kib < 64 || ring_kib > (1u << 20) || seg_kib < 64 ||
+	    seg_kib > ring_kib / 4) {
+		pr_err("sacc_watch: max_descs must be 1..%u, ring_kib 64..1048576, seg_kib 64..ring_kib/4\n",
 		       SACC_WATCH_MAX_DESCS_LIMIT);
 		return -EINVAL;
 	}
+	/* The doorbell record, then at most one segment header per
+	 * descriptor and commands cut from seg_kib KiB of segments (a
+	 * 40-byte command per 32-byte slot at most). */
 	rec_max = sizeof(struct sacc_watch_rec) +
-		  max_descs * sizeof(struct sacc_watch_desc);
+		  max_descs * sizeof(struct sacc_watch_desc) +
+		  max_descs * sizeof(struct sacc_watch_seg) +
+		  (size_t)seg_kib * 1024 / SACC_SEGMENT_ALIGN *
+			  sizeof(struct sacc_watch_desc);
 	ring_size = ring_kib * 1024;
 	ring = vmalloc(ring_size);
 	read_bounce = vmalloc(SACC_WATCH_READ_MIN);
+	sample_buf = vmalloc(SW_SAMPLE_MAX);
 	sw_scratch_cpu = kcalloc(nr_cpu_ids, sizeof(void *), GFP_KERNEL);
+	sw_segbuf_cpu = kcalloc(nr_cpu_ids, sizeof(void *), GFP_KERNEL);
 	ret = -ENOMEM;
-	if (!ring || !read_bounce || !sw_scratch_cpu)
+	if (!ring || !read_bounce || !sample_buf || !sw_scratch_cpu ||
+	    !sw_segbuf_cpu)
 		goto err;
 	for_each_possible_cpu(cpu) {
 		sw_scratch_cpu[cpu] = vmalloc(rec_max);
-		if (!sw_scratch_cpu[cpu])
+		sw_segbuf_cpu[cpu] = vmalloc(SACC_SEGMENT_MAX);
+		if (!sw_scratch_cpu[cpu] || !sw_segbuf_cpu[cpu])
 			goto err;
 	}
 	ret = register_kretprobe(&sw_krp);
@@ -936,8 +1262,8 @@ static int __init sw_init(void)
 		unregister_kretprobe(&sw_krp);
 		goto err;
 	}
-	pr_info("sacc_watch: watching SACC doorbell pages (ring %u KiB, up to %u descriptors a record)\n",
-		ring_kib, max_descs);
+	pr_info("sacc_watch: watching SACC doorbell pages (ring %u KiB, up to %u descriptors a record, %u KiB of segments a doorbell)\n",
+		ring_kib, max_descs, seg_kib);
 	return 0;
 err:
 	sw_free_buffers();
@@ -966,6 +1292,8 @@ static void __exit sw_exit(void)
 		iounmap(sw_devs[i].bar0);
 		if (sw_devs[i].bar2)
 			iounmap(sw_devs[i].bar2);
+		if (sw_devs[i].bar4)
+			iounmap(sw_devs[i].bar4);
 		pci_dev_put(sw_devs[i].pdev);
 	}
 	sw_free_buffers();

@@ -42,6 +42,9 @@ int cmd_bench(int argc, char **argv);
 int cmd_inject(int argc, char **argv);
 int cmd_faults(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+/* trace_poll.c: the polling observer (saccctl trace --poll) */
+int trace_poll(int fd, uint64_t hz, const char *bdf, double seconds,
+	       unsigned int nchan);
 int cmd_names(int argc, char **argv);
 void usage_list(FILE *f);
 void usage_bind(FILE *f);

@@ -2,7 +2,8 @@
 /*
  * trace.c - saccctl trace: the doorbell writes the watchpoint tracer
  * (sacc_watch.ko, telemetry/watch/) trapped, decoded: time, pid, channel,
- * old and new tail, every new descriptor.  Records come from
+ * old and new tail, every new descriptor, and the segment of every new
+ * SEGMENT entry cut into its commands.  Records come from
  * /dev/sacc_watch in the binary form of include/sacc_watch.h; reading
  * consumes them (one reader at a time).
  */
@@ -27,12 +28,17 @@ void usage_trace(FILE *f)
 	fputs(
 	    "usage: saccctl trace [--pid P] [--json] [--follow] [--count N]\n"
 	    "       saccctl trace --stats [--json]\n"
-	    "       saccctl trace --input FILE [--pid P] [--json]\n\n"
+	    "       saccctl trace --input FILE [--pid P] [--json]\n"
+	    "       saccctl trace --poll HZ --device BDF [--seconds S] "
+	    "[--channels N]\n\n"
 	    "Print the SACC doorbell writes the watchpoint tracer trapped: "
 	    "time,\n"
 	    "pid/tid, device, channel, old and new SQ tail (token doorbell: "
 	    "the\n"
-	    "PUT word) and every new descriptor, as the device will read it.\n"
+	    "PUT word) and every new descriptor, as the device will read it;\n"
+	    "after a doorbell with SEGMENT entries, each entry's segment, "
+	    "captured\n"
+	    "whole at the trap and cut into its commands.\n"
 	    "Needs the tracer module: insmod /lib/modules/sacc/sacc_watch.ko\n"
 	    "(the SACC guest has it there). Every process that maps a SACC\n"
 	    "doorbell page after the module is loaded is traced; records wait "
@@ -41,6 +47,9 @@ void usage_trace(FILE *f)
 	    "  --pid P       only records of process P\n"
 	    "  --json        JSON Lines: {\"type\":\"doorbell\",...} per "
 	    "write,\n"
+	    "                {\"type\":\"segment\",...,\"cmds\":[...]} after "
+	    "it per\n"
+	    "                SEGMENT entry,\n"
 	    "                {\"type\":\"drops\",\"count\":N} where records "
 	    "were lost,\n"
 	    "                {\"type\":\"armed\"|\"disarmed\",...} when a "
@@ -59,6 +68,20 @@ void usage_trace(FILE *f)
 	    "  --input FILE  decode records saved from /dev/sacc_watch "
 	    "(e.g. with\n"
 	    "                cat) instead of reading the device\n"
+	    "  --poll HZ     the polling observer instead (for comparison "
+	    "with the\n"
+	    "                watchpoint): sample what a poller can see of the "
+	    "ring\n"
+	    "                state of --device BDF's channels 0..N-1 "
+	    "(--channels,\n"
+	    "                default 8): registers, a token channel's PUT "
+	    "word, the\n"
+	    "                SQ slots, HZ times a second for --seconds S "
+	    "(default:\n"
+	    "                until SIGINT); JSON lines for each slot and PUT "
+	    "word\n"
+	    "                that changed, then a summary with the rate "
+	    "achieved\n"
 	    "  -h, --help\n\n"
 	    "Exit status: 0 all records delivered, 1 failure (tracer not "
 	    "loaded,\n"
@@ -69,14 +92,18 @@ void usage_trace(FILE *f)
 }
 
 struct trace_cfg {
-	uint64_t pid, count;
+	uint64_t pid, count, poll_hz, nchan;
 	bool has_pid, json, follow, stats;
-	const char *input;
+	const char *input, *device;
+	double seconds;
 };
 
 struct trace_sum {
 	uint64_t records, descs, torn, lost;
+	uint64_t segs, cmds, seg_torn;
 	uint64_t last_t_ns; /* of the last record read */
+	bool shown;	    /* the last doorbell record was printed: so are
+			     * the segment records after it */
 };
 
 /* Signals received (SIGINT/SIGTERM), the first one and when it came. */
@@ -103,6 +130,10 @@ static const char *torn_name(unsigned int t)
 	    [SACC_WATCH_TORN_RANGE] = "tail-out-of-range",
 	    [SACC_WATCH_TORN_TRUNCATED] = "truncated",
 	    [SACC_WATCH_TORN_NO_DEVICE] = "no-device",
+	    [SACC_WATCH_TORN_SEG_UNREADABLE] = "segment-unreadable",
+	    [SACC_WATCH_TORN_SEG_RANGE] = "segment-out-of-range",
+	    [SACC_WATCH_TORN_SEG_LENGTH] = "segment-length",
+	    [SACC_WATCH_TORN_SEG_BUDGET] = "segment-budget",
 	};
 
 	return t < sizeof(n) / sizeof(n[0]) && n[t] ? n[t] : "unknown";
@@ -168,12 +199,62 @@ static int print_event_json(const struct sacc_watch_rec *r)
 	return jprint(o, JSON_COMPACT);
 }
 
+static struct json_object *desc_json(const struct sacc_watch_desc *w,
+				     const char *idx, int64_t cmd)
+{
+	struct json_object *e = jobj();
+	struct sacc_desc d;
+
+	desc_of(w, &d);
+	if (cmd >= 0)
+		jset_u64(e, "cmd", (uint64_t)cmd);
+	jset_u64(e, idx, w->index);
+	jset_u64(e, "opcode", d.opcode);
+	jset_u64(e, "flags", d.flags);
+	jset_u64(e, "length", d.length);
+	jset_hex(e, "src", d.src);
+	jset_hex(e, "dst", d.dst);
+	jset_u64(e, "req_id", d.req_id);
+	jset_u64(e, "reserved", d.reserved);
+	jset_u64(e, "inline_len", w->inline_len);
+	return e;
+}
+
+static int print_seg_json(const struct sacc_watch_seg *g)
+{
+	const struct sacc_watch_desc *w = (const void *)(g + 1);
+	struct json_object *o = jobj(), *a = jarr();
+	char bdf[SACC_BDF_MAX];
+	uint32_t i;
+
+	fmt_bdf(g->bdf, bdf);
+	jset_str(o, "type", "segment");
+	jset_u64(o, "seq", g->seq);
+	jset_u64(o, "t_ns", g->t_ns);
+	jset_u64(o, "pid", g->pid);
+	jset_u64(o, "tid", g->tid);
+	jset_str(o, "bdf", bdf);
+	jset_u64(o, "chan", g->chan);
+	jset_u64(o, "sq_index", g->sq_index);
+	jset_u64(o, "entry_req_id", g->req_id);
+	jset_str(o, "where", g->where == SACC_WATCH_SEG_DEV ? "dev" : "host");
+	jset_hex(o, "addr", g->addr);
+	jset_u64(o, "length", g->length);
+	jset_u64(o, "flags", g->flags);
+	for (i = 0; i < g->ncmd; i++, w++)
+		jpush(a, desc_json(w, "slot", i));
+	jset(o, "cmds", a);
+	jset_bool(o, "torn", g->torn != SACC_WATCH_TORN_NONE);
+	if (g->torn)
+		jset_str(o, "torn_why", torn_name(g->torn));
+	return jprint(o, JSON_COMPACT);
+}
+
 static int print_json(const struct sacc_watch_rec *r)
 {
 	const struct sacc_watch_desc *w = (const void *)(r + 1);
 	struct json_object *o = jobj(), *a;
 	char bdf[SACC_BDF_MAX];
-	struct sacc_desc d;
 	uint32_t i;
 
 	if (r->type == SACC_WATCH_REC_ARMED ||
@@ -187,6 +268,10 @@ static int print_json(const struct sacc_watch_rec *r)
 		jset_u64(o, "seq", r->seq);
 		jset_u64(o, "t_ns", r->t_ns);
 		return jprint(o, JSON_COMPACT);
+	}
+	if (r->type == SACC_WATCH_REC_SEGMENT) {
+		json_object_put(o);
+		return print_seg_json((const void *)r);
 	}
 	fmt_bdf(r->bdf, bdf);
 	jset_str(o, "type", "doorbell");
@@ -205,35 +290,59 @@ static int print_json(const struct sacc_watch_rec *r)
 	jset_u64(o, "new", r->new_tail);
 	jset_u64(o, "value", r->value);
 	a = jarr();
-	for (i = 0; i < r->ndesc; i++, w++) {
-		struct json_object *e = jobj();
-
-		desc_of(w, &d);
-		jset_u64(e, "index", w->index);
-		jset_u64(e, "opcode", d.opcode);
-		jset_u64(e, "flags", d.flags);
-		jset_u64(e, "length", d.length);
-		jset_hex(e, "src", d.src);
-		jset_hex(e, "dst", d.dst);
-		jset_u64(e, "req_id", d.req_id);
-		jset_u64(e, "reserved", d.reserved);
-		jset_u64(e, "inline_len", w->inline_len);
-		jpush(a, e);
-	}
+	for (i = 0; i < r->ndesc; i++, w++)
+		jpush(a, desc_json(w, "index", -1));
 	jset(o, "descs", a);
+	jset_u64(o, "nseg", r->nseg);
 	jset_bool(o, "torn", r->torn != SACC_WATCH_TORN_NONE);
 	if (r->torn)
 		jset_str(o, "torn_why", torn_name(r->torn));
 	return jprint(o, JSON_COMPACT);
 }
 
+static void print_desc_text(const struct sacc_watch_desc *w, const char *pre,
+			    const char *idx)
+{
+	struct sacc_desc d;
+
+	desc_of(w, &d);
+	printf("%s%s[%u] op %u flags 0x%x len %u src 0x%llx dst 0x%llx "
+	       "req_id %u%s",
+	       pre, idx, w->index, d.opcode, d.flags, d.length,
+	       (unsigned long long)d.src, (unsigned long long)d.dst, d.req_id,
+	       d.reserved ? "" : "\n");
+	if (d.reserved)
+		printf(" reserved 0x%x\n", d.reserved);
+	if (w->inline_len)
+		printf("%s  inline payload %u bytes\n", pre, w->inline_len);
+}
+
+static int print_seg_text(const struct sacc_watch_seg *g)
+{
+	const struct sacc_watch_desc *w = (const void *)(g + 1);
+	uint32_t i;
+
+	printf("#%-8llu   segment of sq[%u] (req_id %u): %s 0x%llx, %u bytes, "
+	       "%u command%s%s%s\n",
+	       (unsigned long long)g->seq, g->sq_index, g->req_id,
+	       g->where == SACC_WATCH_SEG_DEV ? "device memory" : "IOVA",
+	       (unsigned long long)g->addr, g->length, g->ncmd,
+	       g->ncmd == 1 ? "" : "s", g->torn ? "  TORN: " : "",
+	       g->torn ? torn_name(g->torn) : "");
+	for (i = 0; i < g->ncmd; i++, w++)
+		print_desc_text(w, "      ", "slot");
+	return ferror(stdout) ? fail("writing the trace: %s", strerror(errno))
+			      : EXIT_OK;
+}
+
 static int print_text(const struct sacc_watch_rec *r)
 {
 	const struct sacc_watch_desc *w = (const void *)(r + 1);
 	char bdf[SACC_BDF_MAX];
-	struct sacc_desc d;
 	uint32_t i;
 
+	if (r->type == SACC_WATCH_REC_SEGMENT)
+		return print_seg_text((const void *)r);
 	if (r->type == SACC_WATCH_REC_ARMED ||
 	    r->type == SACC_WATCH_REC_DISARMED) {
 		char w[64];
@@ -272,19 +381,8 @@ static int print_text(const struct sacc_watch_rec *r)
 	       r->kind == SACC_WATCH_KIND_TOKEN ? "token" : "tail", r->old_tail,
 	       r->new_tail, r->ndesc, r->ndesc == 1 ? "" : "s",
 	       r->torn ? "  TORN: " : "", r->torn ? torn_name(r->torn) : "");
-	for (i = 0; i < r->ndesc; i++, w++) {
-		desc_of(w, &d);
-		printf("    sq[%u] op %u flags 0x%x len %u src 0x%llx dst "
-		       "0x%llx req_id %u%s",
-		       w->index, d.opcode, d.flags, d.length,
-		       (unsigned long long)d.src, (unsigned long long)d.dst,
-		       d.req_id, d.reserved ? "" : "\n");
-		if (d.reserved)
-			printf(" reserved 0x%x\n", d.reserved);
-		if (w->inline_len)
-			printf("      inline payload %u bytes\n",
-			       w->inline_len);
-	}
+	for (i = 0; i < r->ndesc; i++, w++)
+		print_desc_text(w, "    ", "sq");
 	return ferror(stdout) ? fail("writing the trace: %s", strerror(errno))
 			      : EXIT_OK;
 }
@@ -309,17 +407,27 @@ static int emit(const uint8_t *buf, size_t len, const struct trace_cfg *c,
 		s->last_t_ns = r->t_ns;
 		if (r->type == SACC_WATCH_REC_DROPS) {
 			s->lost += r->value64;
+		} else if (r->type == SACC_WATCH_REC_SEGMENT) {
+			/* Shown with the doorbell record it follows. */
+			if (!s->shown)
+				continue;
+			s->segs++;
+			s->cmds += r->ndesc;
+			s->seg_torn += r->torn != SACC_WATCH_TORN_NONE;
 		} else if ((r->type != SACC_WATCH_REC_DOORBELL &&
 			    r->type != SACC_WATCH_REC_ARMED &&
 			    r->type != SACC_WATCH_REC_DISARMED) ||
 			   (c->has_pid && r->pid != c->pid)) {
+			s->shown = false;
 			continue; /* a newer module's record type: skipped */
 		} else if (c->count && s->records == c->count) {
+			s->shown = false;
 			continue;
 		} else if (r->type == SACC_WATCH_REC_DOORBELL) {
 			s->records++;
 			s->descs += r->ndesc;
 			s->torn += r->torn != SACC_WATCH_TORN_NONE;
+			s->shown = true;
 		}
 		if ((c->json ? print_json : print_text)(r))
 			return EXIT_FAIL;
@@ -332,7 +440,10 @@ static int trace_stats(int fd, bool json)
 	struct sacc_watch_stats s;
 
 	if (ioctl(fd, SACC_WATCH_IOC_STATS, &s))
-		return fail("%s: stats: %s", SACC_WATCH_DEV, strerror(errno));
+		return fail("%s: stats: %s%s", SACC_WATCH_DEV, strerror(errno),
+			    errno == ENOTTY ? " (a module of another ABI than "
+					      "this saccctl's? reload it)"
+					    : "");
 	if (json) {
 		struct json_object *o = jobj();
 
@@ -350,6 +461,11 @@ static int trace_stats(int fd, bool json)
 		jset_u64(o, "watching", s.watching);
 		jset_u64(o, "ring_bytes", s.ring_bytes);
 		jset_u64(o, "max_descs", s.max_descs);
+		jset_u64(o, "segments", s.segments);
+		jset_u64(o, "seg_cmds", s.seg_cmds);
+		jset_u64(o, "seg_torn", s.seg_torn);
+		jset_u64(o, "seg_kib", s.seg_kib);
+		jset_u64(o, "abi", s.abi);
 		return jprint(o, JSON_COMPACT);
 	}
 	printf(
@@ -362,14 +478,18 @@ static int trace_stats(int fd, bool json)
 	    "mmap probes missed %llu\n"
 	    "bare traps        %llu (trap_only=1: counted, not recorded)\n"
 	    "stale traps       %llu (doorbell page unmapped; watch removed)\n"
-	    "ring              %u KiB, %u descriptors a record at most\n",
+	    "segment records   %llu (%llu commands, %llu torn)\n"
+	    "ring              %u KiB, %u descriptors a record at most, "
+	    "%u KiB of segments a doorbell\n",
 	    (unsigned long long)s.records, (unsigned long long)s.descs,
 	    (unsigned long long)s.torn, (unsigned long long)s.drops,
 	    (unsigned long long)s.armed, s.watching,
 	    (unsigned long long)s.arm_failed, (unsigned long long)s.kernel_hits,
 	    (unsigned long long)s.kprobe_missed,
 	    (unsigned long long)s.bare_traps, (unsigned long long)s.stale_traps,
-	    s.ring_bytes / 1024, s.max_descs);
+	    (unsigned long long)s.segments, (unsigned long long)s.seg_cmds,
+	    (unsigned long long)s.seg_torn, s.ring_bytes / 1024, s.max_descs,
+	    s.seg_kib);
 	return EXIT_OK;
 }
 
@@ -516,7 +636,8 @@ static int read_device(const struct trace_cfg *c, int fd, uint8_t *buf,
 	return EXIT_OK;
 }
 
-int cmd_trace(int argc, char **argv)
+/* The options of saccctl trace into @c: -1 to go on, else an exit status. */
+static int trace_opts(int argc, char **argv, struct trace_cfg *cfg)
 {
 	static const struct option lo[] = {
 	    {"pid", required_argument, NULL, 'p'},
@@ -525,14 +646,15 @@ int cmd_trace(int argc, char **argv)
 	    {"count", required_argument, NULL, 'n'},
 	    {"stats", no_argument, NULL, 's'},
 	    {"input", required_argument, NULL, 'i'},
+	    {"poll", required_argument, NULL, 'P'},
+	    {"device", required_argument, NULL, 'd'},
+	    {"seconds", required_argument, NULL, 'S'},
+	    {"channels", required_argument, NULL, 'c'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct trace_cfg c = {0};
-	struct trace_sum s = {0};
-	size_t cap = SACC_WATCH_READ_MIN;
-	uint8_t *buf;
-	int ch, fd = -1, ret;
+	int ch;
 
 	while ((ch = cmd_getopt(argc, argv, "h", lo, usage_trace)) != -1) {
 		switch (ch) {
@@ -562,6 +684,37 @@ int cmd_trace(int argc, char **argv)
 		case 'i':
 			c.input = optarg;
 			break;
+		case 'P':
+			if (!parse_u64(optarg, &c.poll_hz) || !c.poll_hz ||
+			    c.poll_hz > 1000000)
+				return usage_error(usage_trace, "trace",
+						   "--poll must be 1..1000000 "
+						   "samples a second, not '%s'",
+						   optarg);
+			break;
+		case 'd':
+			c.device = optarg;
+			break;
+		case 'S': {
+			char *e;
+
+			c.seconds = strtod(optarg, &e);
+			if (*e || !(c.seconds > 0))
+				return usage_error(usage_trace, "trace",
+						   "--seconds must be > 0, "
+						   "not '%s'",
+						   optarg);
+			break;
+		}
+		case 'c':
+			if (!parse_u64(optarg, &c.nchan) || !c.nchan ||
+			    c.nchan > SACC_WATCH_SAMPLE_CHANS)
+				return usage_error(usage_trace, "trace",
+						   "--channels must be 1..%u, "
+						   "not '%s'",
+						   SACC_WATCH_SAMPLE_CHANS,
+						   optarg);
+			break;
 		case 'h':
 			usage_trace(stdout);
 			return EXIT_OK;
@@ -576,6 +729,27 @@ int cmd_trace(int argc, char **argv)
 		return usage_error(
 		    usage_trace, "trace",
 		    "--input takes neither --follow nor --stats");
+	if (!!c.poll_hz != !!c.device ||
+	    (c.poll_hz && (c.input || c.follow || c.stats || c.count)) ||
+	    (!c.poll_hz && (c.seconds > 0 || c.nchan)))
+		return usage_error(usage_trace, "trace",
+				   "--poll HZ needs --device BDF (and takes "
+				   "--seconds and --channels, nothing else)");
+	*cfg = c;
+	return -1;
+}
+
+int cmd_trace(int argc, char **argv)
+{
+	struct trace_cfg c;
+	struct trace_sum s = {0};
+	size_t cap = SACC_WATCH_READ_MIN;
+	uint8_t *buf;
+	int fd = -1, ret;
+
+	ret = trace_opts(argc, argv, &c);
+	if (ret >= 0)
+		return ret;
 	if (!c.input) {
 		fd = open_tracer(&c);
 		if (fd < 0)
@@ -583,6 +757,13 @@ int cmd_trace(int argc, char **argv)
 	}
 	if (c.stats) {
 		ret = trace_stats(fd, c.json);
+		close(fd);
+		return ret;
+	}
+	if (c.poll_hz) {
+		ret = trace_poll(fd, c.poll_hz, c.device, c.seconds,
+				 c.nchan ? (unsigned int)c.nchan
+					 : SACC_WATCH_SAMPLE_CHANS);
 		close(fd);
 		return ret;
 	}
@@ -601,9 +782,11 @@ int cmd_trace(int argc, char **argv)
 		ret = fail("writing the trace: %s", strerror(errno));
 	fprintf(stderr,
 		"saccctl trace: %llu doorbell records, %llu descriptors, %llu "
-		"torn, %llu lost\n",
+		"torn, %llu lost; %llu segments, %llu commands, %llu torn\n",
 		(unsigned long long)s.records, (unsigned long long)s.descs,
-		(unsigned long long)s.torn, (unsigned long long)s.lost);
+		(unsigned long long)s.torn, (unsigned long long)s.lost,
+		(unsigned long long)s.segs, (unsigned long long)s.cmds,
+		(unsigned long long)s.seg_torn);
 	if (!ret && s.lost)
 		ret = EXIT_LOST;
 	return ret;
