@@ -70,4 +70,9 @@ int sc_devmem_past_end(struct inj *s);
 int sc_d2h_unmapped(struct inj *s);
 int sc_sq_dev_garbage(struct inj *s);
 
+/* scenarios_segment.c */
+int sc_segment_unmapped(struct inj *s);
+int sc_segment_other_buffer(struct inj *s);
+int sc_segment_devmem_past_end(struct inj *s);
+
 #endif /* SACCCTL_SCENARIOS_H */
