@@ -8,11 +8,13 @@ the operation (modulo 10) and the rest are its operands, memcpy'd into a
 C struct, padding included.  MMIO operations name a region by its index
 among the matched MemoryRegions in address order (modulo their count) and
 an offset into it.  ci/fuzz matches "sacc intel-iommu", and libqos maps
-the BARs upwards from 0xe0000000, so the regions are:
+the BARs upwards from 0xe0000000 (BAR0 0xe0000000, BAR1 0xe0002000, BAR2
+0xe0008000, BAR4 0xe4000000), so the regions are:
 
     0 sacc-regs (BAR0 page 0)   1 sacc-doorbell (BAR0 page 1)
     2 msix-table                3 msix-pba
-    4 intel_iommu (the VT-d registers at 0xfed90000)
+    4 sacc-chan (BAR2, v0.3: the device page and the channel blocks)
+    5 intel_iommu (the VT-d registers at 0xfed90000)
 
 Guest RAM starts zeroed and no operation writes it directly: whatever the
 device (or the IOMMU) reads by DMA is filled, read by read, from the DMA
@@ -32,7 +34,7 @@ SEP = b"FUZZ"
 (OP_IN, OP_OUT, OP_READ, OP_WRITE, OP_PCI_READ, OP_PCI_WRITE,
  OP_DISABLE_PCI, OP_ADD_DMA_PATTERN, OP_CLEAR_DMA_PATTERNS,
  OP_CLOCK_STEP) = range(10)
-REGS, DOORBELL, MSIX_TABLE, MSIX_PBA, VTD = range(5)
+REGS, DOORBELL, MSIX_TABLE, MSIX_PBA, CHAN, VTD = range(6)
 SIZE = {1: 0, 2: 1, 4: 2, 8: 3}
 
 # include/sacc_hw.h
