@@ -55,7 +55,8 @@
  *   "fault_count" number  FAULT_COUNT after this fault (since reset)
  *   "length" number  the descriptor's length (optional; lets a reader see
  *                    a range that wraps past 2^64, which the device
- *                    refuses without any DMA)
+ *                    refuses without any DMA); for a SEGMENT entry the
+ *                    failing command's, or the segment's for its fetch
  *   "chan"   number  the channel whose registers recorded it (v0.3;
  *                    optional: absent in older journals; req_ids are
  *                    per channel)

@@ -239,9 +239,9 @@ static void infer_record(struct sacc_dev *dev, const struct sacc_desc *d,
  * The same for a SEGMENT entry (section 21): its fetch first (the
  * segment's range, access segment_read, or dev_read in device memory),
  * else the failing command @cmd as any descriptor (NULL: unknown, the
- * segment's start is the best there is).
+ * segment's start is the best there is).  True if it is @cmd's.
  */
-static void infer_segment(struct sacc_dev *dev, const struct sacc_desc *d,
+static bool infer_segment(struct sacc_dev *dev, const struct sacc_desc *d,
 			  const struct sacc_desc *cmd, uint64_t *addr,
 			  uint32_t *info)
 {
@@ -250,19 +250,20 @@ static void infer_segment(struct sacc_dev *dev, const struct sacc_desc *d,
 				     sacc_devmem_size(dev))) {
 			*addr = d->src;
 			*info = SACC_FAULT_DEV_READ;
-			return;
+			return false;
 		}
 	} else if (range_faults(dev, d->src, d->length, false, addr)) {
 		*info = SACC_FAULT_SEGMENT_READ;
-		return;
+		return false;
 	}
 	if (cmd) {
 		infer_record(dev, cmd, addr, info);
-		return;
+		return true;
 	}
 	*addr = d->src;
 	*info = d->flags & SACC_DESC_F_SRC_DEV ? SACC_FAULT_DEV_READ
 					       : SACC_FAULT_SEGMENT_READ;
+	return false;
 }
 
 /*
@@ -314,7 +315,7 @@ void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 	struct sacc_fault_regs r;
 	struct sacc_err e = {0};
 	struct sacc_desc raw;
-	bool fetch;
+	bool fetch = false;
 
 	if (!dev->journal)
 		return;
@@ -334,10 +335,14 @@ void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 		f.addr = r.addr;
 		f.info = r.info;
 	} else if (seg) {
-		infer_segment(dev, d, cmd, &f.addr, &f.info);
+		fetch = !infer_segment(dev, d, cmd, &f.addr, &f.info);
 	} else {
 		infer_record(dev, d, &f.addr, &f.info);
 	}
+	/* a command's fault: its length, as a descriptor's (a reader tells
+	 * a range that wraps past 2^64 by it), not the segment's */
+	if (seg && cmd && !fetch)
+		f.length = cmd->length;
 	if (sacc_journal_fault(dev->journal, &f, &e))
 		note_error(dev, &e);
 }

@@ -2763,6 +2763,7 @@ START_TEST(test_graph_journal)
 		ck_assert_uint_eq(ev[k].opcode, SACC_OP_SEGMENT);
 		ck_assert_uint_eq(ev[k].access, SACC_FAULT_SRC_READ);
 		ck_assert_uint_eq(ev[k].addr, 0x7000000);
+		ck_assert_uint_eq(ev[k].length, 8); /* command 1's */
 	}
 	ck_assert_int_eq(sacc_graph_destroy(g), 0);
 	sacc_dev_journal_close(dev);
@@ -2835,10 +2836,12 @@ START_TEST(test_raw_segment_journal)
 		ck_assert_uint_eq(ev[k].access, SACC_FAULT_DST_WRITE);
 		ck_assert_uint_eq(ev[k].addr, sacc_buf_iova(ro));
 		ck_assert(ev[k].write);
+		ck_assert_uint_eq(ev[k].length, 8); /* the command's */
 	}
 	ck_assert_uint_eq(ev[7].access, SACC_FAULT_SEGMENT_READ);
 	ck_assert_uint_eq(ev[7].addr, 0x7000000);
 	ck_assert(!ev[7].write);
+	ck_assert_uint_eq(ev[7].length, 4 * 32); /* the segment's */
 	sacc_dev_journal_close(dev);
 	fake_close(dev);
 	unlink(path);
