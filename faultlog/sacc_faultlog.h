@@ -41,7 +41,9 @@
  *                          not only the page the kernel prints
  *   "page"         string|null  iova & ~0xfff
  *   "access"       string|null  "desc_fetch" | "src_read" | "dst_write" |
- *                          "cq_write" (device record only)
+ *                          "cq_write" | "put_read" | "inline_read" |
+ *                          "dev_read" | "dev_write" | "segment_read" (the
+ *                          journal's names; device record only)
  *   "write"        bool|null    the access was a write
  *   "req_id", "opcode", "status", "fault_count", "pid"  number|null
  *                          from the journal's fault event

@@ -33,21 +33,30 @@
  *   "ranges" array   [["0x0","0xfedfffff"],["0x100000000","0x7fffffffff"]]
  * fault (a completion with status 2, or a fatal ring fault, read back
  * from the device's fault record registers):
- *   "req_id" number  descriptor's req_id (FAULT_REQ_ID)
- *   "opcode" number  descriptor's opcode (0 for a descriptor fetch fault)
+ *   "req_id" number  descriptor's req_id (FAULT_REQ_ID); v0.4: for a
+ *                    SEGMENT entry the entry's, whether its fetch or
+ *                    one of its commands failed (the device records a
+ *                    command's own req_id; "addr" and "access" are then
+ *                    that command's)
+ *   "opcode" number  descriptor's opcode (0 for a descriptor fetch fault;
+ *                    6 for a SEGMENT entry)
  *   "status" number  completion status (2 = DMA_FAULT; 0 for ring faults)
  *   "addr"   string  "0x..." FAULT_ADDR: exact start address when the
  *                    fault is on the first page, else the faulting page
  *   "access" string  "desc_fetch" | "src_read" | "dst_write" | "cq_write"
  *                    | "put_read" | "inline_read" (v0.3) | "dev_read" |
  *                    "dev_write" (v0.4: device memory; "addr" is then a
- *                    device address, not an IOVA)
+ *                    device address, not an IOVA) | "segment_read" (v0.4:
+ *                    a SEGMENT entry's fetch of its segment from host
+ *                    memory, an IOMMU read; from device memory past its
+ *                    end it is "dev_read")
  *   "write"  bool    FAULT_INFO bit 8
  *   "fatal"  bool    true for ring faults (device stopped until reset)
  *   "fault_count" number  FAULT_COUNT after this fault (since reset)
  *   "length" number  the descriptor's length (optional; lets a reader see
  *                    a range that wraps past 2^64, which the device
- *                    refuses without any DMA)
+ *                    refuses without any DMA); for a SEGMENT entry the
+ *                    failing command's, or the segment's for its fetch
  *   "chan"   number  the channel whose registers recorded it (v0.3;
  *                    optional: absent in older journals; req_ids are
  *                    per channel)
@@ -121,7 +130,7 @@ struct sacc_journal_event {
 	uint32_t opcode;
 	uint32_t status;
 	uint64_t addr;
-	uint32_t access; /* SACC_FAULT_DESC_FETCH .. SACC_FAULT_CQ_WRITE */
+	uint32_t access; /* SACC_FAULT_DESC_FETCH .. SACC_FAULT_SEGMENT_READ */
 	bool write;
 	bool fatal;
 	bool has_fault_count;

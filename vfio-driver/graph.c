@@ -31,6 +31,15 @@
 
 /* ---- the segment ---- */
 
+uint32_t sacc_segment_next(const struct sacc_desc *d, uint32_t j)
+{
+	j++;
+	if (d->opcode == SACC_OP_WRITE_INLINE && d->length >= 1 &&
+	    d->length <= SACC_INLINE_MAX)
+		j += (uint32_t)SACC_INLINE_SLOTS(d->length);
+	return j;
+}
+
 /* Command index -> slot for @cmds (a raw graph's, as the device would
  * walk them: a WRITE_INLINE of a valid length skips its payload). */
 static unsigned int walk_cmds(const struct sacc_desc *cmds, uint32_t slots,
@@ -39,14 +48,9 @@ static unsigned int walk_cmds(const struct sacc_desc *cmds, uint32_t slots,
 	unsigned int n = 0;
 
 	for (uint32_t j = 0; j < slots; n++) {
-		const struct sacc_desc *d = &cmds[j];
-
 		if (head)
 			head[n] = j;
-		j++;
-		if (d->opcode == SACC_OP_WRITE_INLINE && d->length >= 1 &&
-		    d->length <= SACC_INLINE_MAX)
-			j += (uint32_t)SACC_INLINE_SLOTS(d->length);
+		j = sacc_segment_next(&cmds[j], j);
 	}
 	return n;
 }

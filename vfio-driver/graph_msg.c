@@ -17,7 +17,14 @@ bool sacc_graph_record_is(const struct sacc_graph *g, uint32_t entry_id,
 			  uint32_t index, uint32_t rec_id, uint32_t info,
 			  bool *fetch)
 {
-	const struct sacc_desc *cmd = sacc_graph_cmd(g, index);
+	return sacc_segment_record_is(entry_id, index, sacc_graph_cmd(g, index),
+				      rec_id, info, fetch);
+}
+
+bool sacc_segment_record_is(uint32_t entry_id, uint32_t index,
+			    const struct sacc_desc *cmd, uint32_t rec_id,
+			    uint32_t info, bool *fetch)
+{
 	uint32_t a = info & SACC_FAULT_ACCESS_MASK;
 
 	/* the fetch's: the entry's req_id (section 21) */

@@ -239,9 +239,9 @@ static void infer_record(struct sacc_dev *dev, const struct sacc_desc *d,
  * The same for a SEGMENT entry (section 21): its fetch first (the
  * segment's range, access segment_read, or dev_read in device memory),
  * else the failing command @cmd as any descriptor (NULL: unknown, the
- * segment's start is the best there is).
+ * segment's start is the best there is).  True if it is @cmd's.
  */
-static void infer_segment(struct sacc_dev *dev, const struct sacc_desc *d,
+static bool infer_segment(struct sacc_dev *dev, const struct sacc_desc *d,
 			  const struct sacc_desc *cmd, uint64_t *addr,
 			  uint32_t *info)
 {
@@ -250,19 +250,58 @@ static void infer_segment(struct sacc_dev *dev, const struct sacc_desc *d,
 				     sacc_devmem_size(dev))) {
 			*addr = d->src;
 			*info = SACC_FAULT_DEV_READ;
-			return;
+			return false;
 		}
 	} else if (range_faults(dev, d->src, d->length, false, addr)) {
 		*info = SACC_FAULT_SEGMENT_READ;
-		return;
+		return false;
 	}
 	if (cmd) {
 		infer_record(dev, cmd, addr, info);
-		return;
+		return true;
 	}
 	*addr = d->src;
 	*info = d->flags & SACC_DESC_F_SRC_DEV ? SACC_FAULT_DEV_READ
 					       : SACC_FAULT_SEGMENT_READ;
+	return false;
+}
+
+/*
+ * Command @index of a SEGMENT entry @e that is no graph's (a raw one,
+ * sacc_submit_raw()), read back from the libsacc buffer its segment
+ * lies in whole (host memory, or device memory through BAR4): the
+ * commands the device ran, unless the caller rewrote them since.  False
+ * if the segment is in no buffer of @dev or has no command @index.
+ */
+static bool raw_segment_cmd(const struct sacc_dev *dev,
+			    const struct sacc_desc *e, uint32_t index,
+			    struct sacc_desc *out)
+{
+	const bool in_dev = e->flags & SACC_DESC_F_SRC_DEV;
+	const uint32_t slots = e->length / (uint32_t)sizeof(*out);
+	const struct sacc_desc *seg = NULL;
+	uint32_t j = 0;
+
+	if (!slots || e->length % sizeof(*out) || e->length > SACC_SEGMENT_MAX)
+		return false;
+	for (const struct sacc_buf *b = dev->bufs; b && !seg; b = b->next) {
+		uint64_t a = sacc_buf_addr(b);
+
+		if (b->is_dev == in_dev && e->src >= a &&
+		    e->src - a <= b->dma.map_len &&
+		    e->length <= b->dma.map_len - (e->src - a))
+			seg =
+			    (const struct sacc_desc *)((const char *)b->dma.va +
+						       (e->src - a));
+	}
+	for (uint32_t k = 0; seg && j < slots; k++) {
+		if (k == index) {
+			memcpy(out, &seg[j], sizeof(*out));
+			return true;
+		}
+		j = sacc_segment_next(&seg[j], j);
+	}
+	return false;
 }
 
 void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
@@ -270,14 +309,18 @@ void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 			    const struct sacc_graph *g, uint32_t index)
 {
 	const struct sacc_desc *cmd = g ? sacc_graph_cmd(g, index) : NULL;
-	bool fetch;
 	const struct sacc_desc *d = &dev->sq.entries[slot];
+	const bool seg = d->opcode == SACC_OP_SEGMENT;
 	struct sacc_journal_fault f = {0};
 	struct sacc_fault_regs r;
 	struct sacc_err e = {0};
+	struct sacc_desc raw;
+	bool fetch = false;
 
 	if (!dev->journal)
 		return;
+	if (seg && !g && raw_segment_cmd(dev, d, index, &raw))
+		cmd = &raw;
 	sacc_fault_regs_read(dev, &r);
 	f.req_id = req_id;
 	f.opcode = opcode;
@@ -286,15 +329,20 @@ void sacc_dev_journal_fault(struct sacc_dev *dev, uint32_t slot,
 	f.has_chan = true;
 	f.chan = dev->chan;
 	f.fault_count = r.count;
-	if (g ? sacc_graph_record_is(g, req_id, index, r.req_id, r.info, &fetch)
-	      : r.req_id == req_id) {
+	if (seg ? sacc_segment_record_is(req_id, index, cmd, r.req_id, r.info,
+					 &fetch)
+		: r.req_id == req_id) {
 		f.addr = r.addr;
 		f.info = r.info;
-	} else if (d->opcode == SACC_OP_SEGMENT) {
-		infer_segment(dev, d, cmd, &f.addr, &f.info);
+	} else if (seg) {
+		fetch = !infer_segment(dev, d, cmd, &f.addr, &f.info);
 	} else {
 		infer_record(dev, d, &f.addr, &f.info);
 	}
+	/* a command's fault: its length, as a descriptor's (a reader tells
+	 * a range that wraps past 2^64 by it), not the segment's */
+	if (seg && cmd && !fetch)
+		f.length = cmd->length;
 	if (sacc_journal_fault(dev->journal, &f, &e))
 		note_error(dev, &e);
 }

@@ -375,6 +375,15 @@ void sacc_graph_failed(struct sacc_graph *g, const struct sacc_cqe *c);
 bool sacc_graph_record_is(const struct sacc_graph *g, uint32_t entry_id,
 			  uint32_t index, uint32_t rec_id, uint32_t info,
 			  bool *fetch);
+/* The same for any SEGMENT entry, its command @index being @cmd (NULL:
+ * unknown): the fetch's record carries the entry's req_id (command 0,
+ * access segment_read or dev_read), a command's its own req_id. */
+bool sacc_segment_record_is(uint32_t entry_id, uint32_t index,
+			    const struct sacc_desc *cmd, uint32_t rec_id,
+			    uint32_t info, bool *fetch);
+/* The slot after command @d of a segment, in slot @j, as the device
+ * walks a segment: a WRITE_INLINE of a valid length skips its payload. */
+uint32_t sacc_segment_next(const struct sacc_desc *d, uint32_t j);
 /* Command @index of @g's segment (NULL past its last). */
 const struct sacc_desc *sacc_graph_cmd(const struct sacc_graph *g,
 				       uint32_t index);

@@ -8,11 +8,17 @@ the operation (modulo 10) and the rest are its operands, memcpy'd into a
 C struct, padding included.  MMIO operations name a region by its index
 among the matched MemoryRegions in address order (modulo their count) and
 an offset into it.  ci/fuzz matches "sacc intel-iommu", and libqos maps
-the BARs upwards from 0xe0000000, so the regions are:
+the BARs upwards from 0xe0000000 (BAR0 0xe0000000, BAR1 0xe0002000, BAR2
+0xe0008000, BAR4 0xe4000000), so the regions are:
 
     0 sacc-regs (BAR0 page 0)   1 sacc-doorbell (BAR0 page 1)
     2 msix-table                3 msix-pba
-    4 intel_iommu (the VT-d registers at 0xfed90000)
+    4 sacc-chan (BAR2, v0.3: the device page and the channel blocks)
+    5 intel_iommu (the VT-d registers at 0xfed90000)
+
+BAR4, the v0.4 device memory, is RAM: generic-fuzz neither matches it
+nor fills it from DMA patterns, so a seed puts a segment there by having
+the device copy it in from host memory first.
 
 Guest RAM starts zeroed and no operation writes it directly: whatever the
 device (or the IOMMU) reads by DMA is filled, read by read, from the DMA
@@ -21,7 +27,10 @@ descriptors adds a pattern that is one descriptor.
 
 Each seed brings the device up (ring registers, ENABLE) and then drives
 one area: MEMCPY and XFORM round trips, a full CQ and CQ_HEAD, MSI-X,
-errors and odd accesses, DMA faults, VT-d translation.  The fuzzer
+errors and odd accesses, DMA faults, VT-d translation, and v0.4's
+pushbuffer segments (MODE.V3 set in BAR2's channel block; segments in
+host and device memory, inline payloads inside them, a nested SEGMENT,
+payloads and ranges past a segment's end).  The fuzzer
 mutates from there.  Run: tests/fuzz/gen-seeds.py [OUTDIR]
 """
 import os
@@ -32,7 +41,7 @@ SEP = b"FUZZ"
 (OP_IN, OP_OUT, OP_READ, OP_WRITE, OP_PCI_READ, OP_PCI_WRITE,
  OP_DISABLE_PCI, OP_ADD_DMA_PATTERN, OP_CLEAR_DMA_PATTERNS,
  OP_CLOCK_STEP) = range(10)
-REGS, DOORBELL, MSIX_TABLE, MSIX_PBA, VTD = range(5)
+REGS, DOORBELL, MSIX_TABLE, MSIX_PBA, CHAN, VTD = range(6)
 SIZE = {1: 0, 2: 1, 4: 2, 8: 3}
 
 # include/sacc_hw.h
@@ -44,11 +53,20 @@ FAULT_REQ_ID, FAULT_COUNT = 0x54, 0x58
 ENABLE, RESET = 1, 2
 OP_NOP, OP_MEMCPY, OP_XFORM = 0, 1, 2
 F_IRQ = 1
+# v0.3/v0.4: BAR2's device page and channel blocks, MODE, more opcodes
+DEVMEM_SIZE = 0x18
+MODE = 0x60
+MODE_V3 = 2
+OP_WRITE_INLINE, OP_TIMESTAMP, OP_FILL, OP_SEGMENT = 3, 4, 5, 6
+F_SRC_DEV, F_DST_DEV = 2, 4
+SEGMENT_MAX = 0x10000
+DEVMEM = 64 << 20  # the model's default device memory
 MSIX_CAP = 0x70
 PCIE_CAP = 0x80
 
 # Guest physical addresses (-m 512M)
 SQ, CQ, SRC, DST = 0x100000, 0x200000, 0x300000, 0x380000
+SEG = 0x480000  # a segment in host memory
 BAR0 = 0xE0000000  # where libqos maps BAR0: DMA there hits our own BAR
 
 # VT-d registers (hw/i386/intel_iommu_internal.h)
@@ -120,6 +138,44 @@ def status_reads():
     return [read(REGS, o) for o in (STATUS, IRQ_STATUS, ERR_CODE, FAULT_ADDR,
                                     FAULT_ADDR + 4, FAULT_INFO, FAULT_REQ_ID,
                                     FAULT_COUNT)]
+
+
+def chan_reg(ch, off, val, size=4):
+    """A channel register in its BAR2 block (channel 0's is also page 0)."""
+    return write(CHAN, 0x1000 + 0x100 * ch + off, val, size)
+
+
+def up_v3(ch=0, sq=SQ, sq_n=8, cq=CQ, cq_n=8):
+    """MODE.V3 (v0.3 opcodes, v0.4's FILL, SEGMENT and device addresses),
+    the rings, ENABLE: all in channel @ch's BAR2 block."""
+    return [chan_reg(ch, MODE, MODE_V3), chan_reg(ch, SQ_BASE, sq, 8),
+            chan_reg(ch, CQ_BASE, cq, 8), chan_reg(ch, SQ_SIZE, sq_n),
+            chan_reg(ch, CQ_SIZE, cq_n), chan_reg(ch, CTRL, ENABLE),
+            read(CHAN, 0x1000 + 0x100 * ch + STATUS)]
+
+
+def chan_doorbell(ch, tail):
+    return write(DOORBELL, 4 * ch, tail)
+
+
+def chan_reads(ch):
+    base = 0x1000 + 0x100 * ch
+    return [read(CHAN, base + o) for o in (STATUS, IRQ_STATUS, ERR_CODE,
+                                           FAULT_INFO, FAULT_REQ_ID,
+                                           FAULT_COUNT)] + \
+        [read(CHAN, base + FAULT_ADDR, 8)]
+
+
+def segment(src, length, flags=0, req_id=0x100):
+    """A SEGMENT entry: run the commands of the segment at src."""
+    return desc(src, 0, length, OP_SEGMENT, flags, req_id)
+
+
+def inline(dst, data, flags=0, req_id=0):
+    """WRITE_INLINE of data to dst, its payload in the slots after it."""
+    pad = -len(data) % 32
+    return desc(0, dst, len(data), OP_WRITE_INLINE, flags, req_id) + \
+        data + bytes(pad)
 
 
 def msix_on():
@@ -289,6 +345,146 @@ def _():
     ops += [pattern(root), pattern(ctx)] + [pattern(pte)] * 3 + [pattern(d)]
     ops += [doorbell(1), read(REGS, STATUS), read(VTD, DMAR_FSTS), doorbell(2)]
     return ops + status_reads()
+
+
+# ---- v0.4 pushbuffer segments (docs/spec.md section 21) ----
+
+def host_segment_cmds():
+    """Every command kind from a segment in host memory: an inline
+    payload inside it, copies, a timestamp fence, a fill."""
+    return b"".join([
+        inline(DST, bytes(range(0x40, 0x68)), 0, 0x101),     # 40 B, 2 slots
+        desc(SRC, DST + 0x100, 0x80, OP_MEMCPY, F_IRQ, 0x102),
+        desc(DST + 0x100, DST + 0x200, 0x80, OP_XFORM, 0, 0x103),
+        desc(0, DST + 0x300, 0, OP_TIMESTAMP, 0, 0x104),
+        desc(0x8877665544332211, DST + 0x400, 0x44, OP_FILL, 0, 0x105),
+        desc(0, 0, 0, OP_NOP, 0, 0x106)])
+
+
+@seed("segment-host")
+def _():
+    # The SQ entry, then the segment: the device reads them in that order
+    # (one pattern each; the copies inside take none, see segment-devmem);
+    # launched, relaunched, then rewritten so its second command faults
+    # (a copy into our own BAR) and the segment stops there.
+    cmds = host_segment_cmds()
+    bad = cmds[:96] + desc(SRC, BAR0 + SCRATCH, 0x10, OP_MEMCPY, 0, 0x1ff) + \
+        cmds[128:]
+    entry = segment(SEG, len(cmds), F_IRQ, 0x100)
+    ops = up_v3() + msix_on()
+    ops += [pattern(entry), pattern(cmds), chan_doorbell(0, 1),
+            read(REGS, IRQ_STATUS), reg(IRQ_ACK, 1), reg(CQ_HEAD, 1)]
+    ops += [clear_patterns(), pattern(entry), pattern(cmds),
+            chan_doorbell(0, 2), reg(CQ_HEAD, 2)]
+    ops += [clear_patterns(), pattern(entry), pattern(bad),
+            chan_doorbell(0, 3), reg(CQ_HEAD, 3)]
+    return ops + chan_reads(0)
+
+
+def devmem_segment_cmds():
+    """A segment that lives in device memory and works there: inline
+    data into device memory, device to host, device to device, a fill
+    and a timestamp in device memory, host to device."""
+    dev = F_SRC_DEV | F_DST_DEV
+    return b"".join([
+        inline(0x1000, bytes(range(0x20)), F_DST_DEV, 0x201),
+        desc(0x1000, DST, 0x20, OP_MEMCPY, F_SRC_DEV, 0x202),
+        desc(0x1000, 0x2000, 0x1000, OP_XFORM, dev, 0x203),
+        desc(0xA5A5A5A5A5A5A5A5, 0x3000, 0x100, OP_FILL, F_DST_DEV, 0x204),
+        desc(0, 0x3FF8, 0, OP_TIMESTAMP, F_DST_DEV, 0x205),
+        desc(SRC, 0x4000, 0x40, OP_MEMCPY, F_DST_DEV, 0x206),
+        desc(0, 0, 0, OP_NOP, 0, 0x207)])
+
+
+@seed("segment-devmem")
+def _():
+    # Channel 1, from its BAR2 block.  Device memory is not filled from
+    # DMA patterns, and neither is the source of a copy the model makes
+    # host memory to host memory (x-direct-copy, its default: no DMA
+    # read, no pattern), so a WRITE_INLINE puts the segment at device
+    # address 0: its descriptor and its payload (one read of 8 SQ slots)
+    # take the first two patterns, the SEGMENT entry after them the
+    # third, and it runs from device memory (SRC_DEV: a local fetch, no
+    # pattern).  Then segments past the end of device memory and
+    # wrapping past 2^64: dev_read faults, nothing fetched.
+    cmds = devmem_segment_cmds()
+    slots = len(cmds) // 32
+    load = desc(0, 0, len(cmds), OP_WRITE_INLINE, F_DST_DEV, 0x200)
+    run = segment(0, len(cmds), F_SRC_DEV | F_IRQ, 0x210)
+    tail = 1 + slots + 1
+    ops = [read(CHAN, DEVMEM_SIZE, 8)] + up_v3(1, sq_n=16, cq_n=16)
+    ops += [pattern(load), pattern(cmds), pattern(run),
+            chan_doorbell(1, tail), chan_reg(1, CQ_HEAD, 2)]
+    for i, src in enumerate((DEVMEM - 0x20, 0xFFFFFFFFFFFFFFE0)):
+        ops += [clear_patterns(), pattern(segment(src, 0x40, F_SRC_DEV,
+                                                  0x220 + i)),
+                chan_doorbell(1, tail + 1 + i)]
+    return ops + [chan_reg(1, CQ_HEAD, 4)] + chan_reads(1)
+
+
+@seed("segment-nested")
+def _():
+    # A SEGMENT inside a segment (bad opcode at index 1, nothing after
+    # it runs); lengths the entry refuses (not a multiple of 32, 0, past
+    # SACC_SEGMENT_MAX); the longest segment, 2048 NOPs (the pattern of
+    # one slot, tiled; the fetch reads a page at a time, one pattern
+    # each, so 16 of them), run 8 commands a turn (generic-fuzz runs at
+    # most 10 main loop iterations after each operation: status reads
+    # let it finish), then launched again and abandoned half way by
+    # CTRL.ENABLE 0; and SEGMENT on a channel without MODE.V3, where
+    # opcode 6 is unknown.
+    nested = b"".join([desc(0, 0, 0, OP_NOP, 0, 0x301),
+                       segment(SEG, 0x40, 0, 0x302),
+                       desc(SRC, DST, 0x40, OP_MEMCPY, 0, 0x303)])
+    ops = up_v3(sq_n=16, cq_n=16)
+    ops += [pattern(segment(SEG, len(nested), 0, 0x300)), pattern(nested),
+            chan_doorbell(0, 1)]
+    tail = 1
+    for length in (0x21, 0, SEGMENT_MAX + 0x20):
+        tail += 1
+        ops += [clear_patterns(), pattern(segment(SEG, length, 0, 0x310 +
+                                                  tail)),
+                chan_doorbell(0, tail)]
+    nops = [pattern(desc(0, 0, 0, OP_NOP, 0, 0x321))] * (SEGMENT_MAX // 0x1000)
+    for i in range(2):
+        tail += 1
+        ops += [clear_patterns(),
+                pattern(segment(SEG, SEGMENT_MAX, F_IRQ, 0x320 + i))]
+        ops += nops + [chan_doorbell(0, tail)]
+        ops += [read(REGS, STATUS)] * 32 + [reg(CQ_HEAD, tail)] if i == 0 \
+            else [read(REGS, STATUS), chan_reg(0, CTRL, 0)]
+    ops += chan_reads(0)
+    ops += [chan_reg(0, MODE, 0), reg(CTRL, ENABLE), clear_patterns(),
+            pattern(segment(SEG, 0x40, 0, 0x330)), doorbell(1)]
+    return ops + status_reads()
+
+
+@seed("segment-past-end")
+def _():
+    # Segments that end too soon or point where they must not: an inline
+    # payload running past the segment's end (first command, then after
+    # a NOP), a segment in our own BAR (the fetch faults: segment_read),
+    # one wrapping past 2^64, and one whose second command faults.
+    cases = [
+        desc(0, DST, 0x1000, OP_WRITE_INLINE, 0, 0x401) + bytes(32),
+        desc(0, 0, 0, OP_NOP, 0, 0x402) +
+        desc(0, DST, 40, OP_WRITE_INLINE, 0, 0x403) + bytes(32),
+        None,
+        None,
+        desc(SRC, DST, 0x40, OP_MEMCPY, 0, 0x404) +
+        desc(SRC, BAR0 + SCRATCH, 0x40, OP_MEMCPY, 0, 0x405) +
+        desc(0, 0, 0, OP_NOP, 0, 0x406),
+    ]
+    srcs = [SEG, SEG, BAR0, 0xFFFFFFFFFFFFFFE0, SEG]
+    ops = up_v3(sq_n=8, cq_n=8)
+    for i, (cmds, src) in enumerate(zip(cases, srcs)):
+        length = len(cmds) if cmds else 0x40
+        ops += [clear_patterns(),
+                pattern(segment(src, length, F_IRQ, 0x410 + i))]
+        if cmds:
+            ops += [pattern(cmds)]
+        ops += [chan_doorbell(0, i + 1)]
+    return ops + [reg(CQ_HEAD, len(cases))] + chan_reads(0)
 
 
 def main():

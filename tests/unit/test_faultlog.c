@@ -1961,6 +1961,62 @@ START_TEST(test_devmem_fault)
 }
 END_TEST
 
+/* v0.4: a SEGMENT entry's fetch fault (segment_read) is an IOMMU read:
+ * joined to the kernel's DMAR read line at its page, attributed to what
+ * is mapped there (the guard page after the segment's buffer); one
+ * without a DMAR line is an IOMMU fault the kernel did not print. */
+START_TEST(test_segment_fetch_fault)
+{
+	static const char *const lines[] = {
+		"{\"ev\":\"ranges\",\"t_ns\":1000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"ranges\":[[\"0x0\",\"0x7fffffffff\"]]}",
+		"{\"ev\":\"map\",\"t_ns\":2000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"name\":\"seg\",\"iova\":\"0x40000000\",\"len\":4096,\"perm\":\"r\"}",
+		"{\"ev\":\"map\",\"t_ns\":2100,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"name\":\"next\",\"iova\":\"0x40002000\",\"len\":4096,\"perm\":\"w\"}",
+		/* straddles the end of 'seg': the second page faults */
+		"{\"ev\":\"fault\",\"t_ns\":3000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":7,\"opcode\":6,\"status\":2,\"addr\":\"0x40001000\",\"access\":\"segment_read\",\"fatal\":false,\"fault_count\":1,\"length\":4096,\"chan\":0}",
+		/* a segment in write-only 'next', the kernel silent */
+		"{\"ev\":\"fault\",\"t_ns\":4000,\"pid\":5,\"bdf\":\"0000:01:00.0\",\"req_id\":8,\"opcode\":6,\"status\":2,\"addr\":\"0x40002000\",\"access\":\"segment_read\",\"fatal\":false,\"fault_count\":2,\"length\":64,\"chan\":0}",
+	};
+	struct sacc_faultlog *fl = sacc_faultlog_new();
+	struct sacc_faultlog_summary s;
+	const struct sacc_fault *f, *w;
+	char json[4096];
+
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+		ck_assert_int_eq(sacc_faultlog_add_journal_line(fl, lines[i]), 1);
+	ck_assert_int_eq(
+	    sacc_faultlog_add_kmsg_line(
+		fl, "3,10,3,-;DMAR: [DMA Read NO_PASID] Request device "
+		    "[01:00.0] fault addr 0x40001000 [fault reason 0x06] PTE "
+		    "Read access is not set"),
+	    1);
+	ck_assert_int_eq(sacc_faultlog_join(fl, NULL), 2);
+	f = sacc_faultlog_get(fl, 0);
+	w = sacc_faultlog_get(fl, 1);
+	ck_assert_uint_eq(f->req_id, 7);
+	ck_assert(f->sources & SACC_FSRC_DEVICE);
+	ck_assert(f->has_kernel);
+	ck_assert(!f->write);
+	ck_assert_uint_eq(f->access, SACC_FAULT_SEGMENT_READ);
+	ck_assert_int_eq(f->attr, SACC_ATTR_GUARD);
+	ck_assert_has(f->attr_text, "'seg'");
+	ck_assert_int_eq(f->unlogged, SACC_UNLOGGED_NONE);
+	ck_assert_int_gt(sacc_fault_format_json(f, 0, json, sizeof(json)), 0);
+	ck_assert_has(json, "\"access\":\"segment_read\"");
+	ck_assert_has(json, "\"op\":\"segment\"");
+	ck_assert_uint_eq(w->req_id, 8);
+	ck_assert(!w->has_kernel);
+	ck_assert_int_eq(w->attr, SACC_ATTR_MAPPED);
+	ck_assert_str_eq(w->buffer, "next");
+	ck_assert_has(w->attr_text, "a device read from a mapping it may only "
+				    "write");
+	ck_assert_int_eq(w->unlogged, SACC_UNLOGGED_DROPPED);
+	sacc_faultlog_summary(fl, &s);
+	ck_assert_uint_eq(s.total.unreported, 0);
+	ck_assert_uint_eq(s.total.matched_kernel, 1);
+	sacc_faultlog_free(fl);
+}
+END_TEST
+
 /* Device faults no DMAR line can show, and why. */
 START_TEST(test_unlogged_reasons)
 {
@@ -3015,6 +3071,7 @@ static Suite *faultlog_suite(void)
 	tcase_add_test(tc, test_join_nearest);
 	tcase_add_test(tc, test_unlogged_reasons);
 	tcase_add_test(tc, test_devmem_fault);
+	tcase_add_test(tc, test_segment_fetch_fault);
 	tcase_add_test(tc, test_trace_chunks);
 	tcase_add_test(tc, test_intr_remap_join);
 	tcase_add_test(tc, test_burst_1000);

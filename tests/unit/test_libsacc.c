@@ -2763,8 +2763,85 @@ START_TEST(test_graph_journal)
 		ck_assert_uint_eq(ev[k].opcode, SACC_OP_SEGMENT);
 		ck_assert_uint_eq(ev[k].access, SACC_FAULT_SRC_READ);
 		ck_assert_uint_eq(ev[k].addr, 0x7000000);
+		ck_assert_uint_eq(ev[k].length, 8); /* command 1's */
 	}
 	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	sacc_dev_journal_close(dev);
+	fake_close(dev);
+	unlink(path);
+	rmdir(dir);
+}
+END_TEST
+
+/* A raw SEGMENT entry (sacc_submit_raw(), no graph): the journal finds
+ * its failing command in the segment's buffer, so a command's fault is
+ * recorded (or rebuilt) as that command's, never as a fetch fault; a
+ * fetch fault is the entry's. */
+START_TEST(test_raw_segment_journal)
+{
+	struct sacc_dev *dev = fake_open_mode(8, 8, SACC_MODE_V3, 16 * 4096);
+	struct sacc_journal_event ev[16];
+	char dir[] = "/tmp/sacc-journal-XXXXXX", path[64];
+	struct sacc_buf *seg, *ro, *hd;
+	struct sacc_desc *c, d = {.opcode = SACC_OP_SEGMENT, .length = 4 * 32};
+	struct sacc_journal *j;
+	struct sacc_result r[2];
+	int n;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/j.jsonl", dir);
+	ck_assert_int_eq(sacc_journal_open_path(&j, path, dev->bdf, NULL), 0);
+	sacc_dev_journal_attach(dev, j);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "seg", &seg), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "ro", &ro), 0);
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "hd", &hd), 0);
+	/* command 0 in slots 0-2 (40 bytes inline), command 1 in slot 3 */
+	c = sacc_buf_va(seg);
+	c[0] = (struct sacc_desc){.opcode = SACC_OP_WRITE_INLINE,
+				  .dst = sacc_buf_iova(hd),
+				  .length = 40};
+	c[3] = (struct sacc_desc){.opcode = SACC_OP_MEMCPY,
+				  .src = sacc_buf_iova(seg),
+				  .dst = sacc_buf_iova(ro),
+				  .length = 8,
+				  .req_id = 0x4321};
+	d.src = sacc_buf_iova(seg);
+	F.seg_fail_cmd = 2;
+	F.seg_status = SACC_STS_DMA_FAULT;
+	/* the device's own record: command 1's, with its req_id */
+	ck_assert_int_gt(sacc_submit_raw(dev, &d), 0);
+	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	ck_assert_uint_eq(r[0].status, SACC_STS_DMA_FAULT);
+	ck_assert_uint_eq(r[0].result_len, 1);
+	/* overwritten: rebuilt from command 1 ('ro' is read-only) */
+	ck_assert_int_gt(sacc_submit_raw(dev, &d), 0);
+	dev_run(8);
+	set_fault_regs(dev, 0x1234, SACC_FAULT_DST_WRITE, 999, 2);
+	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	ck_assert_uint_eq(r[0].result_len, 1);
+	/* a fetch fault: the entry's record */
+	F.seg_fail_cmd = 0;
+	d.src = 0x7000000;
+	ck_assert_int_gt(sacc_submit_raw(dev, &d), 0);
+	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	ck_assert_uint_eq(r[0].status, SACC_STS_DMA_FAULT);
+	n = read_journal(path, ev, 16);
+	/* ranges, reset, 3 maps, 3 faults */
+	ck_assert_int_eq(n, 8);
+	for (int k = 5; k < 7; k++) {
+		ck_assert_uint_eq(ev[k].opcode, SACC_OP_SEGMENT);
+		ck_assert_uint_eq(ev[k].access, SACC_FAULT_DST_WRITE);
+		ck_assert_uint_eq(ev[k].addr, sacc_buf_iova(ro));
+		ck_assert(ev[k].write);
+		ck_assert_uint_eq(ev[k].length, 8); /* the command's */
+	}
+	ck_assert_uint_eq(ev[7].access, SACC_FAULT_SEGMENT_READ);
+	ck_assert_uint_eq(ev[7].addr, 0x7000000);
+	ck_assert(!ev[7].write);
+	ck_assert_uint_eq(ev[7].length, 4 * 32); /* the segment's */
 	sacc_dev_journal_close(dev);
 	fake_close(dev);
 	unlink(path);
@@ -2961,6 +3038,7 @@ static Suite *libsacc_suite(void)
 	tcase_add_test(tc, test_graph_lifetime);
 	tcase_add_test(tc, test_graph_failures);
 	tcase_add_test(tc, test_graph_journal);
+	tcase_add_test(tc, test_raw_segment_journal);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -71,7 +71,7 @@ void usage_inject(FILE *f)
 	      "Scenarios:\n",
 	      f);
 	for (sc = inj_scenarios; sc->name; sc++)
-		fprintf(f, "  %-22s %s\n", sc->name, sc->what);
+		fprintf(f, "  %-23s %s\n", sc->name, sc->what);
 	fputs("\nExit status: 0 if every scenario that ran has every property "
 	      "it should\n"
 	      "(subpage-naive: the exposure it demonstrates), 1 if not, 2 "
@@ -305,8 +305,10 @@ int inj_reap(struct inj *s, int timeout_ms)
 					sacc_errmsg(s->dev));
 		for (int k = 0; k < n; k++) {
 			for (unsigned int i = 0; i < s->ndesc; i++)
-				if (s->desc[i].d.req_id == r[k].req_id)
+				if (s->desc[i].d.req_id == r[k].req_id) {
 					s->desc[i].status = r[k].status;
+					s->desc[i].result_len = r[k].result_len;
+				}
 		}
 		got += (unsigned int)n;
 		if (!n && now_ns() > deadline)
@@ -321,9 +323,12 @@ int inj_reap(struct inj *s, int timeout_ms)
 			msleep(1);
 	}
 	for (unsigned int i = 0; i < s->ndesc; i++)
-		inj_say(s, "completion: req_id %" PRIu32 " status %d (%s)",
+		inj_say(s,
+			"completion: req_id %" PRIu32 " status %d (%s), "
+			"result_len %" PRIu32,
 			s->desc[i].d.req_id, s->desc[i].status,
-			sacc_status_str((unsigned int)s->desc[i].status));
+			sacc_status_str((unsigned int)s->desc[i].status),
+			s->desc[i].result_len);
 	return 0;
 }
 
@@ -620,7 +625,7 @@ int cmd_inject(int argc, char **argv)
 		case 'l':
 			for (const struct scenario *sc = inj_scenarios;
 			     sc->name; sc++)
-				printf("%-22s %s\n", sc->name, sc->what);
+				printf("%-23s %s\n", sc->name, sc->what);
 			return EXIT_OK;
 		case 'h':
 			usage_inject(stdout);

@@ -2,7 +2,7 @@
 /*
  * inject.h - saccctl inject internals: the scenario catalogue
  * (scenarios.c, scenarios_ring.c, scenarios_devmem.c,
- * scenarios_platform.c; what they share
+ * scenarios_segment.c, scenarios_platform.c; what they share
  * in scenarios.h), the harness it runs in (inject.c), the accounting
  * against the fault log (inject_account.c) and the report
  * (inject_report.c).
@@ -47,6 +47,7 @@ struct inj_desc {
 	char src_what[96];  /* what src points at, for the reader */
 	char dst_what[96];
 	int status; /* completion status, -1 if none */
+	uint32_t result_len; /* the completion's, when status >= 0 */
 };
 
 /* What kind of fault the log must show (inj_expect_kind()). */

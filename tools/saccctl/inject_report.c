@@ -9,7 +9,7 @@
 
 #include "inject.h"
 
-#define ROW "%-20s %-8s %-8s %-25s %-9s %-7s %s\n"
+#define ROW "%-23s %-8s %-8s %-25s %-9s %-7s %s\n"
 
 void inj_report_start(unsigned int nrun, const char *const *bdf,
 		      unsigned int nbdf, bool json, bool verbose)
@@ -43,6 +43,8 @@ static struct json_object *descriptors_json(const struct inj *s)
 		jset_str(o, "src_is", d->src_what);
 		jset_str(o, "dst_is", d->dst_what);
 		jset_int(o, "status", d->status);
+		if (d->status >= 0)
+			jset_u64(o, "result_len", d->result_len);
 		jset_str(o, "status_name",
 			 d->status < 0
 			     ? NULL

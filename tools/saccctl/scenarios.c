@@ -3,7 +3,8 @@
  * scenarios.c - the fault-injection catalogue of saccctl inject: the
  * table of scenarios, the standard setup they share and the
  * per-descriptor attacks.  The ring attacks are in scenarios_ring.c, the
- * v0.4 device memory ones in scenarios_devmem.c, the ones on the
+ * v0.4 device memory ones in scenarios_devmem.c, the v0.4 pushbuffer
+ * segment ones in scenarios_segment.c, the ones on the
  * platform around the device (interrupt window, own BAR, isolation,
  * sub-page exposure, a burst) in scenarios_platform.c.
  *
@@ -377,6 +378,15 @@ const struct scenario inj_scenarios[] = {
     {"sq-dev-garbage", "random bytes in an SQ in device memory, one doorbell",
      1, true, true, false, 64, sc_sq_dev_garbage,
      SACC_OPEN_V3 | SACC_OPEN_SQ_DEV},
+    {"segment-unmapped",
+     "a segment at an unmapped IOVA, and one running into a guard page", 1,
+     false, true, false, 0, sc_segment_unmapped, SACC_OPEN_V3},
+    {"segment-other-buffer",
+     "a segment whose command writes into a buffer the device may only read", 1,
+     false, true, false, 0, sc_segment_other_buffer, SACC_OPEN_V3},
+    {"segment-devmem-past-end",
+     "a segment in device memory running past its end", 1, false, true, false,
+     0, sc_segment_devmem_past_end, SACC_OPEN_V3},
     {"interrupt-window", "DMA write aimed at the MSI window 0xfee00000", 1,
      false, true, false, 0, sc_interrupt_window, 0},
     {"own-bar", "MEMCPY into and out of the device's own doorbell page", 1,

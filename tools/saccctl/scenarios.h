@@ -46,9 +46,33 @@ int sc_subpage_naive(struct inj *s);
 int sc_subpage_libsacc(struct inj *s);
 int sc_burst(struct inj *s);
 
+/* scenarios_devmem.c: what the v0.4 rows share */
+/* The row is skipped, for the reason given (printf); returns -1. */
+int sc_skip(struct inj *s, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Open bdf[0] with the scenario's flags into s->dev; *size: DEVMEM_SIZE.
+ * A device without device memory skips the row. */
+int devmem_open(struct inj *s, uint64_t *size);
+/* A device buffer of @len bytes, patterned from @seed through BAR4. */
+struct sacc_buf *dev_buf(struct inj *s, size_t len, const char *name,
+			 uint64_t seed);
+/* The last page of device memory (of @size bytes) as a buffer of its
+ * own, patterned; a filler takes everything before it. */
+struct sacc_buf *last_page(struct inj *s, uint64_t size);
+/* Channel 0's fault record is @info at @addr for @req_id, its @n-th
+ * fault since the open, and the channel is ready; else the row says
+ * what the device says. */
+bool record_is(struct inj *s, uint32_t req_id, uint64_t addr, uint32_t info,
+	       uint32_t n);
+
 /* scenarios_devmem.c */
 int sc_devmem_past_end(struct inj *s);
 int sc_d2h_unmapped(struct inj *s);
 int sc_sq_dev_garbage(struct inj *s);
+
+/* scenarios_segment.c */
+int sc_segment_unmapped(struct inj *s);
+int sc_segment_other_buffer(struct inj *s);
+int sc_segment_devmem_past_end(struct inj *s);
 
 #endif /* SACCCTL_SCENARIOS_H */

@@ -25,7 +25,7 @@
 #include "scenarios.h"
 
 /* The row is skipped, for the reason given; returns -1. */
-static int skip(struct inj *s, const char *fmt, ...)
+int sc_skip(struct inj *s, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -39,7 +39,7 @@ static int skip(struct inj *s, const char *fmt, ...)
 
 /* Open bdf[0] with the scenario's flags into s->dev; *size: DEVMEM_SIZE.
  * A device without device memory skips the row. */
-static int devmem_open(struct inj *s, uint64_t *size)
+int devmem_open(struct inj *s, uint64_t *size)
 {
 	struct sacc_open_opts o = {.sq_entries = s->sc->sq_entries,
 				   .flags = s->sc->open_flags};
@@ -47,12 +47,12 @@ static int devmem_open(struct inj *s, uint64_t *size)
 	int ret = sacc_open(s->bdf[0], &o, &s->dev);
 
 	if (ret == -ENOTSUP && (o.flags & SACC_OPEN_SQ_DEV))
-		return skip(s, "%s", sacc_errmsg(NULL));
+		return sc_skip(s, "%s", sacc_errmsg(NULL));
 	if (ret)
 		return inj_fail(s, "%s", sacc_errmsg(NULL));
 	if (sacc_devmem_info(s->dev, &in) || !in.mapped)
-		return skip(s, "no device memory (needs a v0.4 device): %s",
-			    in.why ? in.why : sacc_errmsg(s->dev));
+		return sc_skip(s, "no device memory (needs a v0.4 device): %s",
+			       in.why ? in.why : sacc_errmsg(s->dev));
 	*size = in.size;
 	inj_say(s,
 		"device memory: %" PRIu64 " bytes (BAR4), %" PRIu64
@@ -62,8 +62,8 @@ static int devmem_open(struct inj *s, uint64_t *size)
 }
 
 /* A device buffer of @len bytes, patterned from @seed through BAR4. */
-static struct sacc_buf *dev_buf(struct inj *s, size_t len, const char *name,
-				uint64_t seed)
+struct sacc_buf *dev_buf(struct inj *s, size_t len, const char *name,
+			 uint64_t seed)
 {
 	struct sacc_buf *b;
 
@@ -80,7 +80,7 @@ static struct sacc_buf *dev_buf(struct inj *s, size_t len, const char *name,
 
 /* The last page of device memory as a buffer of its own, patterned: a
  * filler takes everything before it (libsacc allocates first fit). */
-static struct sacc_buf *last_page(struct inj *s, uint64_t size)
+struct sacc_buf *last_page(struct inj *s, uint64_t size)
 {
 	struct sacc_buf *filler, *edge;
 
@@ -116,8 +116,8 @@ static enum inj_fault_kind kind_of(uint32_t info)
  * per-descriptor fault is not fatal)?  If not, the row says what the
  * device says.
  */
-static bool record_is(struct inj *s, uint32_t req_id, uint64_t addr,
-		      uint32_t info, uint32_t n)
+bool record_is(struct inj *s, uint32_t req_id, uint64_t addr, uint32_t info,
+	       uint32_t n)
 {
 	uint32_t lo = 0, hi = 0, fi = 0, req = 0, cnt = 0, st = 0;
 	uint64_t a;
