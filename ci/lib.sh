@@ -9,6 +9,8 @@
 #   qemu-<ver>-<hash>/               finished binaries for one qemu-model/ hash
 #   kernel/<pkg>_<ver>/              vmlinuz and the six vfio modules
 #   watch/<pkg>_<ver>-<hash>/        sacc_watch.ko for that kernel and source
+#   dpdk-sdk/<ver>/                  DPDK's driver-SDK headers (dmadev/), from
+#                                    `apt-get source dpdk` of the installed version
 
 SACC_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 SACC_CACHE=${SACC_CACHE:-/var/cache/sacc}
@@ -30,6 +32,24 @@ SACC_PACKAGES=(
 	gnuplot-nox librsvg2-bin # telemetry/tools/sacc-plots and its test
 	clang-14 libclang-rt-14-dev # tests/libfuzzer/ in ci/test (about 55 MB)
 )
+
+# DPDK, for dmadev/ (the SACC dmadev driver) and ci/test's dmadev step:
+# wanted unless SACC_DPDK=0.  libdpdk-dev (headers, pkg-config) and
+# dpdk-dev (/usr/bin/dpdk-test, run in the guest) pull in 220 packages,
+# 28 MB to download, 165 MiB installed (docs/performance.md, "DPDK's cost").
+# ci/setup adds the driver-SDK headers from `apt-get source dpdk`.
+SACC_DPDK_PACKAGES=(libdpdk-dev dpdk-dev)
+dpdk_wanted() { [ "${SACC_DPDK:-1}" != 0 ]; }
+dpdk_version() { dpkg-query -W -f='${Version}' libdpdk-dev 2>/dev/null; }
+# The driver-SDK headers of the installed DPDK, as ci/setup caches them.
+dpdk_sdk_dir() {
+	local v
+	v=$(dpdk_version)
+	[ -n "$v" ] || return 1
+	echo "$SACC_CACHE/dpdk-sdk/${v//[:~]/_}"
+}
+# What ci/setup puts in the guest for the dmadev step (dmadev/guest-tree).
+dpdk_guest_tree() { echo "$SACC_BUILD/dpdk-guest/dpdk"; }
 
 # Kernel modules for vfio-pci, in load order. The one list: ci/setup
 # extracts these, ci/vm writes them to the guest's load order file, which

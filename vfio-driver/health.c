@@ -170,7 +170,8 @@ static int progress_check(struct sacc_dev *dev, uint32_t inflight)
  */
 int sacc_health(struct sacc_dev *dev, bool status)
 {
-	uint32_t inflight = sacc_sq_in_flight(&dev->sq);
+	/* unrung operations (sacc_enqueue()) are not late: not the device's */
+	uint32_t inflight = sacc_sq_published_in_flight(dev);
 	int ret;
 
 	ret = sacc_req_check(dev);

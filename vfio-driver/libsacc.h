@@ -264,6 +264,63 @@ unsigned int sacc_dev_channels(const struct sacc_dev *dev);
 /* The device clock (BAR2 CLOCK, ns; TIMESTAMP's timebase); 0 if none. */
 uint64_t sacc_dev_clock(struct sacc_dev *dev);
 
+/*
+ * What a handle can do, in one call (dmadev's rte_dma_info_get()): the
+ * device's identity, this handle's channel, mode and rings, the opcodes
+ * sacc_submit() accepts on it (bit k of @ops: opcode k), and SACC_CAP_*.
+ * Nothing is read from the device: it is what libsacc learnt at open.
+ */
+#define SACC_CAP_V3	(1u << 0) /* MODE.V3: inline, timestamps, engine time */
+#define SACC_CAP_FILL	(1u << 1) /* SACC_OP_FILL (v0.4 device, MODE.V3) */
+#define SACC_CAP_DEVMEM (1u << 2) /* device memory buffers usable in ops */
+#define SACC_CAP_IRQ	(1u << 3) /* interrupts: sacc_wait(), sacc_dev_eventfds() */
+#define SACC_CAP_SQ_DEV (1u << 4) /* this handle's SQ is in device memory */
+#define SACC_CAP_TOKEN	(1u << 5) /* token doorbell (SACC_DOORBELL_PUT_TOKEN) */
+#define SACC_CAP_CHAIN	(1u << 6) /* sacc_chain_create() and _launch() */
+
+struct sacc_dev_info {
+	uint32_t version;     /* VERSION: 1 (v0.1, v0.2), 3 (v0.3), 4 (v0.4) */
+	uint32_t channels;    /* CHANNELS of the device (1 before v0.3) */
+	uint32_t channel;     /* this handle's */
+	uint32_t mode;	      /* MODE it was enabled with (SACC_MODE_*) */
+	uint32_t caps;	      /* SACC_CAP_* */
+	uint32_t sq_entries;  /* ring sizes of this handle */
+	uint32_t cq_entries;
+	uint32_t max_xfer;    /* bytes per MEMCPY, XFORM, FILL: SACC_MAX_XFER */
+	uint32_t inline_max;  /* WRITE_INLINE payload (0 without MODE.V3) */
+	uint32_t reserved0;
+	uint64_t ops;	      /* bit k: sacc_submit() takes opcode k here */
+	uint64_t devmem_size; /* DEVMEM_SIZE, 0: none (v0.4) */
+	enum sacc_doorbell doorbell;
+	uint32_t reserved[7];
+};
+
+/* 0, or -EINVAL for a NULL @dev or @out, -ENOTCONN without rings
+ * (SACC_OPEN_NO_INIT). */
+int sacc_dev_info(const struct sacc_dev *dev, struct sacc_dev_info *out);
+
+/*
+ * The eventfds of @dev, for a program's own epoll or poll loop instead
+ * of sacc_wait(): *irq_fd (may be NULL) the one the handle's MSI-X
+ * vector signals (ops submitted with SACC_OPF_IRQ), *req_fd (may be
+ * NULL) the one the kernel signals when it wants the device back (-1
+ * if the kernel has none, and on a channel's handle: the device's
+ * handle has it).  Both non-blocking; libsacc keeps owning
+ * them (do not read or close them).  When irq_fd is readable, call
+ * sacc_irq_take() and then sacc_poll(); when req_fd is, any call
+ * (sacc_poll(), sacc_check()) lets the device go and says -ENODEV.
+ * -ENOTSUP if the handle has no interrupts.
+ */
+int sacc_dev_eventfds(const struct sacc_dev *dev, int *irq_fd, int *req_fd);
+
+/*
+ * Take what irq_fd has counted (non-blocking): count the interrupts in
+ * the stats and acknowledge IRQ_STATUS, as sacc_wait() does.  1 if
+ * there was an interrupt, 0 if not, -EIO if it was a fatal one (the
+ * device stopped; the message says why), -ENOTSUP without interrupts.
+ */
+int sacc_irq_take(struct sacc_dev *dev);
+
 /* ---- accessors ---- */
 
 const char *sacc_dev_bdf(const struct sacc_dev *dev);
@@ -434,6 +491,24 @@ struct sacc_result {
  */
 int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops,
 		unsigned int n);
+
+/*
+ * sacc_submit() without the doorbell (dmadev's rte_dma_copy() without
+ * RTE_DMA_OP_FLAG_SUBMIT): the same checks, the descriptors written
+ * into the SQ, the device not told.  sacc_doorbell() then hands the
+ * device everything enqueued since the last doorbell with one release
+ * fence and ONE doorbell (rte_dma_submit()); so does any call that
+ * rings (sacc_submit(), sacc_write(), sacc_chain_launch(), ...).
+ * Enqueued operations take SQ slots (sacc_outstanding(), sacc_sq_free())
+ * but no completion is believed for one before its doorbell, and they
+ * are never late (sacc_poll()'s stall checks count rung ones only).
+ * Returns as sacc_submit() does; sacc_doorbell() 0 (also with nothing
+ * to ring) or -errno.  sacc_unrung(): operations waiting for it.
+ */
+int sacc_enqueue(struct sacc_dev *dev, const struct sacc_op *ops,
+		 unsigned int n);
+int sacc_doorbell(struct sacc_dev *dev);
+uint32_t sacc_unrung(const struct sacc_dev *dev);
 
 /*
  * Reap up to @max completions without blocking, writing CQ_HEAD once

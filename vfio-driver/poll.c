@@ -17,7 +17,7 @@
 /* Is @req_id anywhere among the outstanding operations? */
 static bool outstanding_id(struct sacc_dev *dev, uint32_t req_id)
 {
-	uint32_t i, n = sacc_sq_in_flight(&dev->sq);
+	uint32_t i, n = sacc_sq_published_in_flight(dev);
 
 	for (i = 0; i < n; i++)
 		if (req_id && /* 0: an inline payload slot */
@@ -267,7 +267,7 @@ int sacc_poll(struct sacc_dev *dev, struct sacc_result *out, unsigned int max)
 		if (ret)
 			return ret;
 	}
-	inflight = sacc_sq_in_flight(&dev->sq);
+	inflight = sacc_sq_published_in_flight(dev);
 	/*
 	 * Bounded: at most max, and at most CQ_SIZE - 1, which is all the
 	 * device may post between two CQ_HEAD writes (it keeps one slot

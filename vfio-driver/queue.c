@@ -79,6 +79,7 @@ void sacc_queue_abandon(struct sacc_dev *dev)
 		sacc_untrack(t);
 	}
 	dev->sq.head = dev->sq.tail = dev->sq.published = 0;
+	dev->unrung = 0;
 	sacc_progress_reset(dev);
 }
 

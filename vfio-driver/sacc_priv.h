@@ -109,6 +109,10 @@ struct sacc_dev {
 	uint32_t next_req_id;
 	uint32_t empty_polls;
 	uint32_t busy_polls;
+	/* sacc_enqueue(): ops pushed but not yet published and rung, from
+	 * SQ slot unrung_first on; the next doorbell covers them */
+	uint32_t unrung;
+	uint32_t unrung_first;
 	struct sacc_err why_broken; /* why it is untrusted */
 	struct sacc_err why_gone;   /* why it was released */
 
@@ -291,9 +295,17 @@ void sacc_op_desc(const struct sacc_op *op, struct sacc_desc *d);
 int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
 		    unsigned int n, uint64_t *t_db);
 /* Publish the @count operations pushed from SQ slot @first on and ring
- * the doorbell (events stamped with one clock read, also into *t_db). */
+ * the doorbell (events stamped with one clock read, also into *t_db);
+ * operations sacc_enqueue() left unrung before them go with them. */
 int sacc_publish_ring(struct sacc_dev *dev, uint32_t first, uint32_t count,
 		      uint64_t *t_db);
+
+/* SQ slots handed to the device (published) and not yet reaped: the
+ * only ones a completion may be for (unrung ones are not the device's). */
+static inline uint32_t sacc_sq_published_in_flight(const struct sacc_dev *dev)
+{
+	return sacc_ring_used(dev->sq.head, dev->sq.published, dev->sq.size);
+}
 
 /* health.c: the slow path */
 /* The device's look (STATUS, CQ, progress) when polls find nothing or a

@@ -295,9 +295,20 @@ static void push_payload(struct sacc_dev *dev, const void *data, uint32_t len)
 int sacc_publish_ring(struct sacc_dev *dev, uint32_t first, uint32_t count,
 		      uint64_t *t_db)
 {
-	uint32_t tail = sacc_sq_publish(&dev->sq), s = first;
-	uint64_t t = dev->ev || t_db ? sacc_monotonic_ns() : 0;
-	int ret = ring_doorbell(dev, tail);
+	uint32_t tail, s;
+	uint64_t t;
+	int ret;
+
+	if (dev->unrung) { /* sacc_enqueue()'s, just before these */
+		first = dev->unrung_first;
+		count += dev->unrung;
+		dev->stats.submitted += dev->unrung;
+		dev->unrung = 0;
+	}
+	tail = sacc_sq_publish(&dev->sq);
+	s = first;
+	t = dev->ev || t_db ? sacc_monotonic_ns() : 0;
+	ret = ring_doorbell(dev, tail);
 
 	/* Recorded after the doorbell, so a failed (pwrite) doorbell is
 	 * not in the stream; stamped before it. */
@@ -337,9 +348,10 @@ void sacc_op_desc(const struct sacc_op *op, struct sacc_desc *d)
 	}
 }
 
-/* Push validated @ops (as many as fit), then one doorbell. */
-int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
-		    unsigned int n, uint64_t *t_db)
+/* Push validated @ops (as many as fit), then one doorbell unless
+ * !@ring (sacc_enqueue(): the next doorbell covers them). */
+static int queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
+		      unsigned int n, uint64_t *t_db, bool ring)
 {
 	struct sacc_desc d;
 	struct sacc_track *t;
@@ -381,27 +393,67 @@ int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
 	}
 	if (i == 0)
 		return 0;
+	if (!ring) {
+		if (!dev->unrung)
+			dev->unrung_first = first;
+		dev->unrung += i;
+		return (int)i;
+	}
 	dev->stats.submitted += i;
 	ret = sacc_publish_ring(dev, first, i, t_db);
 	return ret ? ret : (int)i;
 }
 
-int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
+int sacc_queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
+		    unsigned int n, uint64_t *t_db)
+{
+	return queue_push(dev, ops, n, t_db, true);
+}
+
+static int submit(struct sacc_dev *dev, const struct sacc_op *ops,
+		  unsigned int n, bool ring, const char *what)
 {
 	uint32_t i;
 	int ret;
 
-	ret = sacc_queue_ready(dev, "sacc_submit");
+	ret = sacc_queue_ready(dev, what);
 	if (ret)
 		return ret;
 	if (n && !ops)
-		return sacc_seterr(dev, EINVAL, "sacc_submit: ops is NULL");
+		return sacc_seterr(dev, EINVAL, "%s: ops is NULL", what);
 	for (i = 0; i < n; i++) {
 		ret = sacc_check_op(dev, &ops[i], i);
 		if (ret)
 			return ret;
 	}
-	return sacc_queue_push(dev, ops, n, NULL);
+	return queue_push(dev, ops, n, NULL, ring);
+}
+
+int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops, unsigned int n)
+{
+	return submit(dev, ops, n, true, "sacc_submit");
+}
+
+int sacc_enqueue(struct sacc_dev *dev, const struct sacc_op *ops,
+		 unsigned int n)
+{
+	return submit(dev, ops, n, false, "sacc_enqueue");
+}
+
+int sacc_doorbell(struct sacc_dev *dev)
+{
+	int ret = sacc_queue_ready(dev, "sacc_doorbell");
+
+	if (ret)
+		return ret;
+	if (!dev->unrung)
+		return 0;
+	return sacc_publish_ring(dev, dev->unrung_first, 0, NULL);
+}
+
+uint32_t sacc_unrung(const struct sacc_dev *dev)
+{
+	return dev ? dev->unrung : 0;
 }
 
 /*

@@ -45,6 +45,18 @@ static int take_irq(struct sacc_dev *dev)
 	return 1;
 }
 
+int sacc_irq_take(struct sacc_dev *dev)
+{
+	int ret = sacc_queue_ready(dev, "sacc_irq_take");
+
+	if (ret)
+		return ret;
+	if (!dev->irq_enabled || dev->irq_fd < 0)
+		return sacc_seterr(dev, ENOTSUP,
+				   "%s: interrupts are not set up", dev->bdf);
+	return take_irq(dev);
+}
+
 int sacc_wait(struct sacc_dev *dev, int timeout_ms)
 {
 	uint64_t deadline = 0, now;

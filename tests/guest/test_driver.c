@@ -14,6 +14,7 @@
  */
 #include <check.h>
 #include <errno.h>
+#include <poll.h>
 #include <pthread.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -1101,6 +1102,74 @@ START_TEST(interrupt_mode)
 	sacc_stats(dev, &st);
 	ck_assert_uint_ge(st.interrupts, 1);
 	ck_assert_uint_le(st.interrupts, e.done);
+	sacc_close(dev);
+}
+END_TEST
+
+/*
+ * Issue 22, what libsacc learnt from dmadev: sacc_enqueue() writes
+ * descriptors the device is not told about (nothing moves, nothing
+ * completes) until ONE sacc_doorbell(); the eventfd in a program's own
+ * poll(2) loop (sacc_dev_eventfds(), sacc_irq_take()); sacc_dev_info().
+ */
+START_TEST(enqueue_doorbell_eventfd)
+{
+	struct sacc_dev *dev;
+	struct sacc_buf *src, *dst;
+	struct sacc_op ops[4];
+	struct sacc_result res[4];
+	struct sacc_stats st0, st;
+	struct sacc_dev_info in;
+	struct pollfd pfd;
+	int fd = -1, req = -1, k;
+
+	BEGIN();
+	dev = guest_open(0, NULL);
+	ck_assert_int_eq(sacc_dev_info(dev, &in), 0);
+	ck_assert_uint_ge(in.version, SACC_VERSION);
+	ck_assert_uint_ge(in.channels, 1);
+	ck_assert(in.caps & SACC_CAP_IRQ);
+	ck_assert(in.ops & 1u << SACC_OP_MEMCPY);
+	ck_assert_uint_eq(in.max_xfer, SACC_MAX_XFER);
+	src = guest_buf(dev, 64 * KiB, SACC_DMA_TO_DEVICE, "enq src");
+	dst = guest_buf(dev, 64 * KiB, SACC_DMA_FROM_DEVICE, "enq dst");
+	fill_random(va(src), 64 * KiB);
+	memset(va(dst), CANARY, 64 * KiB);
+	for (unsigned int i = 0; i < 4; i++)
+		ops[i] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+					  .len = 16 * KiB, .src = src,
+					  .src_off = i * 16 * KiB, .dst = dst,
+					  .dst_off = i * 16 * KiB, .cookie = i,
+					  .flags = i == 3 ? SACC_OPF_IRQ : 0};
+	sacc_stats(dev, &st0);
+	ck_assert_int_eq(sacc_enqueue(dev, ops, 2), 2);
+	ck_assert_int_eq(sacc_enqueue(dev, ops + 2, 2), 2);
+	ck_assert_uint_eq(sacc_unrung(dev), 4);
+	usleep(100 * 1000); /* the device would have run them by now */
+	ck_assert_int_eq(sacc_poll(dev, res, 4), 0);
+	check_canary("unrung dst", va(dst), 64 * KiB);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.doorbells, st0.doorbells);
+	ck_assert_int_eq(sacc_doorbell(dev), 0);
+	sacc_stats(dev, &st);
+	ck_assert_uint_eq(st.doorbells, st0.doorbells + 1);
+	ck_assert_uint_eq(st.submitted, st0.submitted + 4);
+	/* the program's own loop: poll(2) on the eventfd */
+	ck_assert_int_eq(sacc_dev_eventfds(dev, &fd, &req), 0);
+	ck_assert_int_ge(fd, 0);
+	pfd = (struct pollfd){.fd = fd, .events = POLLIN};
+	k = poll(&pfd, 1, REAP_TIMEOUT_MS);
+	ck_assert_msg(k == 1, "poll(eventfd): %d", k);
+	ck_assert_int_eq(sacc_irq_take(dev), 1);
+	ck_assert_uint_eq(reg(dev, SACC_REG_IRQ_STATUS) & SACC_IRQ_COMPLETION,
+			  0);
+	reap_n(dev, res, 4);
+	for (unsigned int i = 0; i < 4; i++) {
+		ck_assert_uint_eq(res[i].cookie, i);
+		ck_assert_uint_eq(res[i].status, SACC_STS_OK);
+	}
+	check_copy("enqueued memcpy", SACC_OP_MEMCPY, va(dst), va(src),
+		   64 * KiB);
 	sacc_close(dev);
 }
 END_TEST
@@ -4353,6 +4422,7 @@ static Suite *driver_suite(void)
 	tcase_add_test(tc, cq_full);
 	tcase_add_test(tc, batch_64_one_doorbell);
 	tcase_add_test(tc, interrupt_mode);
+	tcase_add_test(tc, enqueue_doorbell_eventfd);
 	tcase_add_test(tc, doorbell_modes);
 	tcase_add_test(tc, doorbell_repeat);
 	tcase_add_test(tc, doorbell_syscall_failure);
