@@ -1870,6 +1870,18 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
             (descs && s->engine_thread && qatomic_read(&s->bql_waiters))) {
             break;
         }
+        /*
+         * A vCPU rang another channel since (copy_yield): end the turn
+         * after this descriptor, as a big copy makes way between its
+         * pieces, so that work waits for one descriptor of ours, not
+         * for up to SACC_TURN_MAX_DESCS of them (issue 19: QD 1 p99
+         * behind a ring of 4 KiB copies).  Once per doorbell.
+         */
+        if (descs && s->engine_thread && qatomic_read(&s->copy_yield) &&
+            sacc_others_busy(s, ch)) {
+            qatomic_set(&s->copy_yield, false);
+            break;
+        }
         worked = true;
         descs++;
         budget->descs--;
