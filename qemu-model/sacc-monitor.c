@@ -32,6 +32,10 @@
 #define SACC_PEEK_MAX_LEN   4096 /* x-query-sacc's @length, at most */
 #define SACC_PEEK_SLOTS     8    /* @count by default */
 #define SACC_PEEK_MAX_SLOTS 256
+/* A SEGMENT's commands decoded per entry, and an inline payload's bytes
+ * shown from a segment: bounds on a reply of 256 entries */
+#define SACC_PEEK_SEG_CMDS  16
+#define SACC_PEEK_SEG_BYTES 256
 /* x86's interrupt window: never memory, and VT-d must not translate it */
 #define SACC_MSI_FIRST 0xfee00000ull
 #define SACC_MSI_LAST  0xfeefffffull
@@ -107,7 +111,8 @@ static uint32_t sacc_peek_iova(SaccState *s, uint64_t iova, uint8_t *buf,
             if (!(e.perm & IOMMU_RO)) {
                 break;
             }
-            n = MIN(n, e.addr_mask - (off & e.addr_mask) + 1);
+            /* what the entry covers from here (an all-ones mask too) */
+            n = MIN((uint64_t)n - 1, e.addr_mask - (off & e.addr_mask)) + 1;
             got = sacc_peek_ram(e.target_as,
                                 (e.translated_addr & ~e.addr_mask) |
                                     (off & e.addr_mask),
@@ -173,8 +178,8 @@ static void sacc_desc_decode(SaccDesc *q, const uint8_t *b)
 
 /*
  * A SEGMENT's commands (docs/spec.md section 21), read from the segment
- * as the device would fetch it, each WRITE_INLINE's payload with it; at
- * most SACC_PEEK_MAX_SLOTS commands.
+ * as the device would fetch it, each WRITE_INLINE's payload with it (its
+ * first SACC_PEEK_SEG_BYTES); the first SACC_PEEK_SEG_CMDS commands.
  */
 static SaccDescList *sacc_segment_decode(SaccState *s, const SaccDesc *e)
 {
@@ -185,7 +190,7 @@ static SaccDescList *sacc_segment_decode(SaccState *s, const SaccDesc *e)
     uint32_t got = sacc_peek(s, e->src, dev, buf, len);
 
     while (off + sizeof(struct sacc_desc) <= len &&
-           n < SACC_PEEK_MAX_SLOTS) {
+           n < SACC_PEEK_SEG_CMDS) {
         SaccDesc *q = g_new0(SaccDesc, 1);
 
         q->index = n++;
@@ -201,7 +206,8 @@ static SaccDescList *sacc_segment_decode(SaccState *s, const SaccDesc *e)
         if (q->opcode == SACC_OP_WRITE_INLINE && q->length &&
             q->length <= SACC_INLINE_MAX && off + q->length <= got) {
             q->has_payload = true;
-            q->payload = sacc_hex(buf + off, q->length);
+            q->payload = sacc_hex(buf + off,
+                                  MIN(q->length, SACC_PEEK_SEG_BYTES));
             off += SACC_INLINE_SLOTS(q->length) * sizeof(struct sacc_desc);
         }
     }
@@ -520,8 +526,8 @@ SaccInfoList *qmp_x_query_sacc(bool has_id, const char *id,
         SaccInfo *i;
 
         if (has_channel && channel >= s->nr_channels) {
-            error_setg(errp, "the device has %u channels, not %u",
-                       s->nr_channels, channel + 1);
+            error_setg(errp, "the device has %u channels: no channel %u",
+                       s->nr_channels, channel);
             qapi_free_SaccInfoList(head);
             g_slist_free(devs);
             return NULL;

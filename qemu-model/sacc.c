@@ -63,6 +63,7 @@
 #include "qemu/thread.h"
 #include "qemu/rcu.h"
 #include "exec/memory.h"
+#include "exec/cpu-common.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
@@ -1722,7 +1723,7 @@ static int64_t sacc_segment_step(SaccState *s, SaccChannel *ch,
     SaccSegment *seg = &ch->seg;
     uint32_t result_len = 0;
     struct sacc_desc c;
-    uint16_t status;
+    uint16_t status = SACC_STS_OK;
     bool ok;
 
     memcpy(&c, seg->buf + seg->next, sizeof(c));
@@ -3158,7 +3159,12 @@ static void sacc_qdev_reset(DeviceState *dev)
      * sacc_reset(): no copy into it is under way.
      */
     if (s->devmem) {
-        memset(s->devmem, 0, s->devmem_size);
+        /* Give the pages back (they read as zeros) rather than write
+         * gigabytes of them under the BQL; memset if the host can't. */
+        if (ram_block_discard_range(s->devmem_mr.ram_block, 0,
+                                    s->devmem_size)) {
+            memset(s->devmem, 0, s->devmem_size);
+        }
         memory_region_set_dirty(&s->devmem_mr, 0, s->devmem_size);
     }
     msix_reset(pdev);
