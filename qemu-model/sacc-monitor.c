@@ -32,8 +32,10 @@
 #define SACC_PEEK_MAX_LEN   4096 /* x-query-sacc's @length, at most */
 #define SACC_PEEK_SLOTS     8    /* @count by default */
 #define SACC_PEEK_MAX_SLOTS 256
-/* A SEGMENT's commands decoded per entry, and an inline payload's bytes
- * shown from a segment: bounds on a reply of 256 entries */
+/*
+ * A SEGMENT's commands decoded per entry, and an inline payload's bytes
+ * shown from a segment: bounds on a reply of 256 entries
+ */
 #define SACC_PEEK_SEG_CMDS  16
 #define SACC_PEEK_SEG_BYTES 256
 /* x86's interrupt window: never memory, and VT-d must not translate it */

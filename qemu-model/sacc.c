@@ -3159,8 +3159,10 @@ static void sacc_qdev_reset(DeviceState *dev)
      * sacc_reset(): no copy into it is under way.
      */
     if (s->devmem) {
-        /* Give the pages back (they read as zeros) rather than write
-         * gigabytes of them under the BQL; memset if the host can't. */
+        /*
+         * Give the pages back (they read as zeros) rather than write
+         * gigabytes of them under the BQL; memset if the host can't.
+         */
         if (ram_block_discard_range(s->devmem_mr.ram_block, 0,
                                     s->devmem_size)) {
             memset(s->devmem, 0, s->devmem_size);
