@@ -236,6 +236,8 @@ int dmar_init(void);
 
 /* v0.4's probes (spec_v04.c): their test cases, added to @s. */
 void spec_v04_add(Suite *s);
+/* v0.4's segment probes (spec_v04_seg.c). */
+void spec_v04_seg_add(Suite *s);
 
 /* Check fixture: D is device 0, opened and reset. */
 void setup(void);

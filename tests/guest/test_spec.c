@@ -1827,6 +1827,8 @@ static Suite *spec_suite(void)
 
 	/* v0.4: device memory, FILL, MODE.SQ_DEV (spec_v04.c). */
 	spec_v04_add(s);
+	/* v0.4: pushbuffer segments (spec_v04_seg.c). */
+	spec_v04_seg_add(s);
 
 	t = tc(s, "garbage");
 	tcase_add_test(t, test_garbage);
