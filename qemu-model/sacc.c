@@ -1878,10 +1878,13 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
          * for up to SACC_TURN_MAX_DESCS of them (issue 19: QD 1 p99
          * behind a ring of 4 KiB copies).  Once per doorbell.
          */
-        if (descs && s->engine_thread && qatomic_read(&s->copy_yield) &&
-            sacc_others_busy(s, ch)) {
+        if (descs && s->engine_thread && qatomic_read(&s->copy_yield)) {
+            /* consumed either way: one look per doorbell, not a scan of
+             * the channels per descriptor while a hint lingers */
             qatomic_set(&s->copy_yield, false);
-            break;
+            if (sacc_others_busy(s, ch)) {
+                break;
+            }
         }
         worked = true;
         descs++;
@@ -2706,7 +2709,7 @@ static bool sacc_doorbell_post(SaccState *s, hwaddr addr, uint64_t val,
         }
     }
     qatomic_set(&s->db_any, true);
-    qatomic_set(&s->copy_yield, true);
+    sacc_yield_hint(s);
     return true;
 }
 
@@ -3036,7 +3039,7 @@ static bool sacc_cq_head_post(SaccState *s, unsigned int bar, hwaddr addr,
     /* xchg is a full barrier: cqh_pending is set before db_any. */
     qatomic_xchg(&ch->cqh_pending, (uint32_t)val + 1);
     qatomic_set(&s->db_any, true);
-    qatomic_set(&s->copy_yield, true);
+    sacc_yield_hint(s);
     sacc_kick(s);
     return true;
 }
