@@ -432,12 +432,25 @@ static void sacc_disable(SaccChannel *ch)
  * needs it to attribute (and source-check) writes into the interrupt
  * window, where there is no per-device address space to tell us apart.
  */
+static bool sacc_dma_atc(SaccState *s, uint64_t addr, void *buf,
+                         uint32_t len, bool is_write, MemTxResult *r);
+
+/*
+ * One DMA access of at most a page, through the translation cache if it
+ * can (sacc_dma_atc()), else through the memory core.
+ */
 static MemTxResult sacc_dma_rw(SaccState *s, uint64_t addr, void *buf,
                                uint32_t len, DMADirection dir)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
-    MemTxAttrs attrs = { .requester_id = pci_requester_id(pdev) };
+    MemTxAttrs attrs;
+    MemTxResult r;
 
+    if (sacc_dma_atc(s, addr, buf, len, dir == DMA_DIRECTION_FROM_DEVICE,
+                     &r)) {
+        return r;
+    }
+    attrs = (MemTxAttrs) { .requester_id = pci_requester_id(pdev) };
     return pci_dma_rw(pdev, addr, buf, len, dir, attrs);
 }
 
@@ -639,9 +652,10 @@ static bool sacc_mr_unassigned(SaccState *s, MemoryRegion *mr)
 #define SACC_ATC_ENTRIES 1024 /* per direction, direct mapped */
 
 typedef struct SaccAtcEntry {
-    uint64_t tag; /* IOVA page number + 1; 0: empty */
-    uint32_t gen; /* valid while equal to SaccAtc.gen */
-    uint8_t *host;
+    uint64_t tag;  /* IOVA page number + 1; 0: empty */
+    uint32_t gen;  /* valid while equal to SaccAtc.gen */
+    uint32_t from; /* valid from this offset in the page on */
+    uint8_t *host; /* the page's start */
 } SaccAtcEntry;
 
 typedef struct SaccAtc {
@@ -742,6 +756,17 @@ static void sacc_atc_free(SaccState *s)
     s->atc = NULL;
 }
 
+/* The entry for @addr if the cache holds its translation, else NULL */
+static SaccAtcEntry *sacc_atc_lookup(SaccAtc *atc, uint64_t addr,
+                                     bool is_write)
+{
+    const uint64_t page = addr / SACC_PAGE_SIZE;
+    SaccAtcEntry *e = &atc->e[is_write][page % SACC_ATC_ENTRIES];
+
+    return e->tag == page + 1 && e->gen == atc->gen &&
+           (addr & (SACC_PAGE_SIZE - 1)) >= e->from ? e : NULL;
+}
+
 /*
  * Translate [@addr, @addr + @len) for a read (@is_write false) or a write
  * into at most SACC_PIECES_MAX pieces (*@n of them), through the cache
@@ -770,8 +795,8 @@ static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
         return SACC_MAP_OK;
     }
     while (off < len) {
-        uint64_t a = addr + off, page = a / SACC_PAGE_SIZE, p;
-        SaccAtcEntry *e = cache ? &cache[page % SACC_ATC_ENTRIES] : NULL;
+        uint64_t a = addr + off, p;
+        SaccAtcEntry *e = atc ? sacc_atc_lookup(atc, a, is_write) : NULL;
         hwaddr xlat, l = len - off;
         MemoryRegion *mr;
         uint8_t *ptr;
@@ -779,7 +804,7 @@ static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
         if (*n == SACC_PIECES_MAX) {
             return SACC_MAP_STAGED;
         }
-        if (e && e->tag == page + 1 && e->gen == atc->gen) {
+        if (e) {
             l = MIN(l, SACC_PAGE_SIZE - (a & pmask));
             pieces[(*n)++] = (SaccPiece) {
                 .ptr = e->host + (a & pmask),
@@ -973,6 +998,67 @@ static void sacc_pieces_written(SaccState *s, const SaccPiece *dst,
     }
 }
 
+/*
+ * A DMA access of the engine's own (a descriptor, a CQE, a PUT word, a
+ * segment's or inline data's page; never across a page) through the
+ * translation cache, on the direct path and under the BQL: the IOMMU's
+ * walk and the memory core's dispatch are paid once per page, not once
+ * per access (issue 19: they were half the engine thread's time per NOP
+ * on a busy host).  A miss translates from @addr to the page's end, as
+ * the access itself would, so a fault is reported by the IOMMU once and
+ * at the same address; plain RAM is then cached from @addr on.  Returns
+ * false if the memory core must do the access (no cache, not RAM, an
+ * access across a page), else true with its result in *@r.
+ */
+static bool sacc_dma_atc(SaccState *s, uint64_t addr, void *buf,
+                         uint32_t len, bool is_write, MemTxResult *r)
+{
+    const uint64_t pmask = SACC_PAGE_SIZE - 1;
+    SaccAtc *atc = s->direct_copy ? sacc_atc_get(s) : NULL;
+    SaccAtcEntry *e;
+    uint8_t *host;
+
+    if (!atc || !len || len > SACC_PAGE_SIZE - (addr & pmask)) {
+        return false;
+    }
+    RCU_READ_LOCK_GUARD();
+    e = sacc_atc_lookup(atc, addr, is_write);
+    if (!e) {
+        PCIDevice *pdev = PCI_DEVICE(s);
+        MemTxAttrs attrs = { .requester_id = pci_requester_id(pdev) };
+        const hwaddr rest = SACC_PAGE_SIZE - (addr & pmask);
+        hwaddr xlat, l = rest;
+        MemoryRegion *mr;
+
+        mr = address_space_translate(pci_get_address_space(pdev), addr,
+                                     &xlat, &l, is_write, attrs);
+        if (sacc_mr_unassigned(s, mr)) {
+            *r = MEMTX_DECODE_ERROR; /* the IOMMU faulted, and said so */
+            return true;
+        }
+        if (!memory_access_is_direct(mr, is_write) || l < rest) {
+            return false;
+        }
+        e = &atc->e[is_write][(addr / SACC_PAGE_SIZE) % SACC_ATC_ENTRIES];
+        *e = (SaccAtcEntry) {
+            .tag = addr / SACC_PAGE_SIZE + 1,
+            .gen = atc->gen,
+            .from = addr & pmask,
+            .host = qemu_map_ram_ptr(mr->ram_block, xlat) - (addr & pmask),
+        };
+    }
+    host = e->host + (addr & pmask);
+    if (is_write) {
+        memcpy(host, buf, len);
+        sacc_pieces_written(s, &(SaccPiece) { .ptr = host, .len = len }, 1,
+                            len);
+    } else {
+        memcpy(buf, host, len);
+    }
+    *r = MEMTX_OK;
+    return true;
+}
+
 typedef struct SaccCopyPlan {
     SaccPiece src[SACC_PIECES_MAX];
     SaccPiece dst[SACC_PIECES_MAX];
@@ -987,9 +1073,9 @@ typedef struct SaccCopyPlan {
 #define SACC_UNLOCKED_MIN (64 * 1024)
 
 /*
- * True if a channel other than @ch has work it can do now, or a doorbell
- * waits to be applied (under the BQL): a big copy of @ch then makes way
- * after its first piece.
+ * True if a channel other than @ch (any channel, if @ch is NULL) has work
+ * it can do now, or a doorbell waits to be applied (under the BQL): a big
+ * copy of @ch then makes way after its first piece.
  */
 static bool sacc_others_busy(SaccState *s, SaccChannel *ch)
 {
@@ -1541,6 +1627,7 @@ static bool sacc_post_cqe(SaccState *s, SaccChannel *ch, uint32_t epoch,
         sacc_ring_fatal(s, ch, info, addr, req_id);
         return false;
     }
+    smp_wmb(); /* the phase last: through the cache both are plain stores */
     r = sacc_dma_rw(s, addr + SACC_CQE_PHASE_OFFSET, &phase, sizeof(phase),
                     DMA_DIRECTION_FROM_DEVICE);
     if (ch->epoch != epoch) {
@@ -1879,8 +1966,10 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
          * behind a ring of 4 KiB copies).  Once per doorbell.
          */
         if (descs && s->engine_thread && qatomic_read(&s->copy_yield)) {
-            /* consumed either way: one look per doorbell, not a scan of
-             * the channels per descriptor while a hint lingers */
+            /*
+             * Consumed either way: one look per doorbell, not a scan of
+             * the channels per descriptor while a hint lingers.
+             */
             qatomic_set(&s->copy_yield, false);
             if (sacc_others_busy(s, ch)) {
                 break;
@@ -1949,11 +2038,13 @@ static void sacc_process(void *opaque)
 {
     SaccState *s = opaque;
     /*
-     * The engine thread's run is one turn's worth; the bottom half's, and
-     * a vCPU's (sacc_doorbell_run(): the vCPU that would wait for it
-     * anyway), the bottom half's.
+     * The engine thread's run is one turn's worth, and so is a vCPU's
+     * (sacc_doorbell_run()): it does what it rang at once, a batch's
+     * rest goes to the engine thread, which runs it beside the vCPU's
+     * next batch (issue 19: NOP batch 64 on a busy host).  The bottom
+     * half's is bigger: a main loop wake-up per 8 descriptors is dear.
      */
-    const bool thread = s->engine_thread && qemu_thread_is_self(&s->engine);
+    const bool thread = s->engine_thread;
     const uint32_t max = thread ? SACC_ENGINE_MAX_DESCS : SACC_BH_MAX_DESCS;
     SaccBudget budget = {
         .descs = max,
@@ -1972,8 +2063,15 @@ static void sacc_process(void *opaque)
         if (!budget.descs || !budget.bytes ||
             (idle == 0 && budget.descs < max && s->engine_thread &&
              qatomic_read(&s->bql_waiters))) {
-            /* Let the vCPUs and main loop in; continue in a later run. */
-            sacc_kick(s);
+            /*
+             * Let the vCPUs and main loop in; continue in a later run,
+             * if there is work left: a wake of a sleeping engine thread
+             * for nothing costs a core a host without a spare one has
+             * not got (a vCPU's run of a whole batch, say).
+             */
+            if (sacc_others_busy(s, NULL)) {
+                sacc_kick(s);
+            }
             return;
         }
         sacc_db_drain(s); /* doorbells rung without the BQL */
@@ -2714,16 +2812,19 @@ static bool sacc_doorbell_post(SaccState *s, hwaddr addr, uint64_t val,
 }
 
 /*
- * After a doorbell posted without the BQL: the engine's run, by this
- * vCPU, when the engine thread has no core of its own (x-db-run).  On a
- * host without a spare core (issue 19: one busy process beside QEMU on
- * two cores) the engine thread, once it found itself preempted while
- * polling, sleeps for a while (nocore_until), and waking it would leave
- * the work waiting for the host to find it a core, behind the very vCPU
- * that rang.  The vCPU has the core: it takes the BQL and does the run
- * itself, as the bottom half's main loop did, the same sacc_run() with
- * the same bound.  Returns false if it did not (the engine is awake or
- * busy, or has a core again): then the caller kicks it.
+ * After a doorbell or CQ_HEAD posted without the BQL: the engine's run,
+ * by this vCPU, when the engine thread has no core of its own
+ * (x-db-run).  On a host without a spare core (issue 19: one busy
+ * process beside QEMU on two cores) the engine thread, once it found
+ * itself preempted while polling, sleeps for a while (nocore_until), and
+ * waking it would leave the work waiting for the host to find it a core,
+ * behind the very vCPU that rang.  The vCPU has the core: it takes the
+ * BQL and does the run itself, as the bottom half's main loop did, the
+ * same sacc_run() with the same bound.  A CQ_HEAD write does it too: it
+ * may have unblocked a full CQ, and a wake of the engine for it would
+ * hand the next batch back to the thread without a core.  Returns false
+ * if it did not (the engine is awake or busy, or has a core again): then
+ * the caller kicks it.
  */
 static bool sacc_doorbell_run(SaccState *s)
 {
@@ -3040,7 +3141,9 @@ static bool sacc_cq_head_post(SaccState *s, unsigned int bar, hwaddr addr,
     qatomic_xchg(&ch->cqh_pending, (uint32_t)val + 1);
     qatomic_set(&s->db_any, true);
     sacc_yield_hint(s);
-    sacc_kick(s);
+    if (!sacc_doorbell_run(s)) {
+        sacc_kick(s);
+    }
     return true;
 }
 
