@@ -34,7 +34,10 @@
  *    spare, the vCPU that rings does the engine's run (x-db-run).
  *  - Every DMA result is checked.  Buffer DMA is done one IOVA page at a
  *    time so the fault record names the exact page that failed and no
- *    destination byte after a faulting page is ever written.
+ *    destination byte after a faulting page is ever written.  On the
+ *    direct path, plain RAM pages go through the device's translation
+ *    cache (SaccAtc), which every IOMMU invalidation and memory map
+ *    change empties.
  *  - A DMA may land on some other device (e.g. the MMCONFIG window) and
  *    reset us underneath the engine.  Every reset or disable of a
  *    channel bumps its epoch; the engine re-checks it after each DMA
@@ -2820,7 +2823,8 @@ static bool sacc_doorbell_post(SaccState *s, hwaddr addr, uint64_t val,
  * waking it would leave the work waiting for the host to find it a core,
  * behind the very vCPU that rang.  The vCPU has the core: it takes the
  * BQL and does the run itself, as the bottom half's main loop did, the
- * same sacc_run() with the same bound.  A CQ_HEAD write does it too: it
+ * engine thread's sacc_run() with its bound (one turn; what is left
+ * wakes the engine thread).  A CQ_HEAD write does it too: it
  * may have unblocked a full CQ, and a wake of the engine for it would
  * hand the next batch back to the thread without a core.  Returns false
  * if it did not (the engine is awake or busy, or has a core again): then
