@@ -789,7 +789,7 @@ static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
     AddressSpace *as = pci_get_address_space(pdev);
     MemTxAttrs attrs = { .requester_id = pci_requester_id(pdev) };
     SaccAtcEntry *cache = atc ? atc->e[is_write] : NULL;
-    uint32_t off = 0;
+    uint32_t off = 0, gen;
 
     *n = 0;
     if (dev) { /* device memory, one piece: the caller checked the range */
@@ -818,6 +818,7 @@ static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
             continue;
         }
 
+        gen = atc ? atc->gen : 0; /* translating may flush the cache */
         mr = address_space_translate(as, a, &xlat, &l, is_write, attrs);
         /* A fault interrupt may have landed on us. */
         if (ch->epoch != epoch) {
@@ -842,7 +843,7 @@ static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
             e = &cache[(p / SACC_PAGE_SIZE) % SACC_ATC_ENTRIES];
             *e = (SaccAtcEntry) {
                 .tag = p / SACC_PAGE_SIZE + 1,
-                .gen = atc->gen,
+                .gen = gen,
                 .host = ptr + (p - a),
             };
         }
@@ -1024,12 +1025,14 @@ static bool sacc_dma_atc(SaccState *s, uint64_t addr, void *buf,
     if (!atc || !len || len > SACC_PAGE_SIZE - (addr & pmask)) {
         return false;
     }
+    smp_mb(); /* ordered with the accesses before it, as dma_memory_rw() */
     RCU_READ_LOCK_GUARD();
     e = sacc_atc_lookup(atc, addr, is_write);
     if (!e) {
         PCIDevice *pdev = PCI_DEVICE(s);
         MemTxAttrs attrs = { .requester_id = pci_requester_id(pdev) };
         const hwaddr rest = SACC_PAGE_SIZE - (addr & pmask);
+        const uint32_t gen = atc->gen; /* translating may flush the cache */
         hwaddr xlat, l = rest;
         MemoryRegion *mr;
 
@@ -1045,7 +1048,7 @@ static bool sacc_dma_atc(SaccState *s, uint64_t addr, void *buf,
         e = &atc->e[is_write][(addr / SACC_PAGE_SIZE) % SACC_ATC_ENTRIES];
         *e = (SaccAtcEntry) {
             .tag = addr / SACC_PAGE_SIZE + 1,
-            .gen = atc->gen,
+            .gen = gen,
             .from = addr & pmask,
             .host = qemu_map_ram_ptr(mr->ram_block, xlat) - (addr & pmask),
         };
@@ -1087,10 +1090,16 @@ static bool sacc_others_busy(SaccState *s, SaccChannel *ch)
     for (i = 0; i < s->nr_channels; i++) {
         SaccChannel *o = &s->chan[i];
 
+        /*
+         * A token counts even with the CQ full: reading PUT needs no CQ
+         * slot, and until it is read the SQ looks empty, so a CQ_HEAD
+         * write would not reschedule the channel (sacc_cq_head_write()).
+         */
         if (o != ch && (o->regs.status & SACC_STATUS_READY) &&
-            (o->token || o->cur.active || o->seg.active ||
-             !sacc_dev_ring_sq_empty(&o->ring)) &&
-            !sacc_dev_ring_cq_full(&o->ring, o->regs.cq_size)) {
+            (o->token ||
+             ((o->cur.active || o->seg.active ||
+               !sacc_dev_ring_sq_empty(&o->ring)) &&
+              !sacc_dev_ring_cq_full(&o->ring, o->regs.cq_size)))) {
             return true;
         }
     }
@@ -1630,7 +1639,6 @@ static bool sacc_post_cqe(SaccState *s, SaccChannel *ch, uint32_t epoch,
         sacc_ring_fatal(s, ch, info, addr, req_id);
         return false;
     }
-    smp_wmb(); /* the phase last: through the cache both are plain stores */
     r = sacc_dma_rw(s, addr + SACC_CQE_PHASE_OFFSET, &phase, sizeof(phase),
                     DMA_DIRECTION_FROM_DEVICE);
     if (ch->epoch != epoch) {
