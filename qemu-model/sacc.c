@@ -1025,7 +1025,18 @@ static bool sacc_dma_atc(SaccState *s, uint64_t addr, void *buf,
     if (!atc || !len || len > SACC_PAGE_SIZE - (addr & pmask)) {
         return false;
     }
-    smp_mb(); /* ordered with the accesses before it, as dma_memory_rw() */
+    /*
+     * Ordered as the rings need: every earlier access before a write,
+     * every earlier read before a read; a store may pass a later load,
+     * as on x86, where both are compiler barriers.  dma_memory_rw()'s
+     * full barrier, an mfence per access, took NOP batch 64 on a busy
+     * host from 774k to 634k ops/s in one A/B.
+     */
+    if (is_write) {
+        smp_mb_release();
+    } else {
+        smp_mb_acquire();
+    }
     RCU_READ_LOCK_GUARD();
     e = sacc_atc_lookup(atc, addr, is_write);
     if (!e) {
