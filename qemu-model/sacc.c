@@ -430,17 +430,15 @@ static void sacc_disable(SaccChannel *ch)
     sacc_dev_ring_reset(&ch->ring, 0);
 }
 
-/*
- * Every DMA carries our requester ID, as a PCIe TLP would: the IOMMU
- * needs it to attribute (and source-check) writes into the interrupt
- * window, where there is no per-device address space to tell us apart.
- */
 static bool sacc_dma_atc(SaccState *s, uint64_t addr, void *buf,
                          uint32_t len, bool is_write, MemTxResult *r);
 
 /*
  * One DMA access of at most a page, through the translation cache if it
- * can (sacc_dma_atc()), else through the memory core.
+ * can (sacc_dma_atc()), else through the memory core.  Every DMA carries
+ * our requester ID, as a PCIe TLP would: the IOMMU needs it to attribute
+ * (and source-check) writes into the interrupt window, where there is no
+ * per-device address space to tell us apart.
  */
 static MemTxResult sacc_dma_rw(SaccState *s, uint64_t addr, void *buf,
                                uint32_t len, DMADirection dir)
@@ -771,6 +769,25 @@ static SaccAtcEntry *sacc_atc_lookup(SaccAtc *atc, uint64_t addr,
 }
 
 /*
+ * Cache @host as the translation of @addr's page from @addr's offset on,
+ * under @gen, the cache's generation from before the translation (one
+ * that flushed the cache leaves the entry stale at once).
+ */
+static SaccAtcEntry *sacc_atc_insert(SaccAtc *atc, uint64_t addr,
+                                     bool is_write, uint32_t gen,
+                                     uint8_t *host)
+{
+    const uint64_t page = addr / SACC_PAGE_SIZE;
+    const uint32_t from = addr & (SACC_PAGE_SIZE - 1);
+    SaccAtcEntry *e = &atc->e[is_write][page % SACC_ATC_ENTRIES];
+
+    *e = (SaccAtcEntry) {
+        .tag = page + 1, .gen = gen, .from = from, .host = host - from,
+    };
+    return e;
+}
+
+/*
  * Translate [@addr, @addr + @len) for a read (@is_write false) or a write
  * into at most SACC_PIECES_MAX pieces (*@n of them), through the cache
  * @atc if not NULL; with @dev, @addr is a device address (one piece).
@@ -788,7 +805,6 @@ static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
     PCIDevice *pdev = PCI_DEVICE(s);
     AddressSpace *as = pci_get_address_space(pdev);
     MemTxAttrs attrs = { .requester_id = pci_requester_id(pdev) };
-    SaccAtcEntry *cache = atc ? atc->e[is_write] : NULL;
     uint32_t off = 0, gen;
 
     *n = 0;
@@ -838,14 +854,9 @@ static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
         ptr = qemu_map_ram_ptr(mr->ram_block, xlat);
         pieces[(*n)++] = (SaccPiece) { .ptr = ptr, .off = off, .len = l };
         /* Cache the pages this translation covered whole. */
-        for (p = (a + pmask) & ~pmask; cache && p + SACC_PAGE_SIZE <= a + l;
+        for (p = (a + pmask) & ~pmask; atc && p + SACC_PAGE_SIZE <= a + l;
              p += SACC_PAGE_SIZE) {
-            e = &cache[(p / SACC_PAGE_SIZE) % SACC_ATC_ENTRIES];
-            *e = (SaccAtcEntry) {
-                .tag = p / SACC_PAGE_SIZE + 1,
-                .gen = gen,
-                .host = ptr + (p - a),
-            };
+            sacc_atc_insert(atc, p, is_write, gen, ptr + (p - a));
         }
         off += l;
     }
@@ -1056,13 +1067,8 @@ static bool sacc_dma_atc(SaccState *s, uint64_t addr, void *buf,
         if (!memory_access_is_direct(mr, is_write) || l < rest) {
             return false;
         }
-        e = &atc->e[is_write][(addr / SACC_PAGE_SIZE) % SACC_ATC_ENTRIES];
-        *e = (SaccAtcEntry) {
-            .tag = addr / SACC_PAGE_SIZE + 1,
-            .gen = gen,
-            .from = addr & pmask,
-            .host = qemu_map_ram_ptr(mr->ram_block, xlat) - (addr & pmask),
-        };
+        e = sacc_atc_insert(atc, addr, is_write, gen,
+                            qemu_map_ram_ptr(mr->ram_block, xlat));
     }
     host = e->host + (addr & pmask);
     if (is_write) {
@@ -2061,16 +2067,16 @@ static void sacc_process(void *opaque)
     SaccState *s = opaque;
     /*
      * The engine thread's run is one turn's worth, and so is a vCPU's
-     * (sacc_doorbell_run()): it does what it rang at once, a batch's
+     * (sacc_post_run()): it does what it rang at once, a batch's
      * rest goes to the engine thread, which runs it beside the vCPU's
      * next batch (issue 19: NOP batch 64 on a busy host).  The bottom
      * half's is bigger: a main loop wake-up per 8 descriptors is dear.
      */
-    const bool thread = s->engine_thread;
-    const uint32_t max = thread ? SACC_ENGINE_MAX_DESCS : SACC_BH_MAX_DESCS;
+    const uint32_t max = s->engine_thread ? SACC_ENGINE_MAX_DESCS
+                                          : SACC_BH_MAX_DESCS;
     SaccBudget budget = {
         .descs = max,
-        .bytes = thread ? SACC_ENGINE_MAX_BYTES : SACC_BH_MAX_BYTES,
+        .bytes = s->engine_thread ? SACC_ENGINE_MAX_BYTES : SACC_BH_MAX_BYTES,
     };
     uint32_t idle = 0;
 
@@ -2105,7 +2111,7 @@ static void sacc_process(void *opaque)
 
 /*
  * One engine run as the engine thread, or a vCPU for it
- * (sacc_doorbell_run()), does it: under the BQL, with the device's
+ * (sacc_post_run()), does it: under the BQL, with the device's
  * re-entrancy guard engaged, as aio_bh_call() does for the bottom half.
  * Returns false if a run is under way already: the engine thread's,
  * copying without the BQL (sacc_copy_unlocked()); a second one must not
@@ -2843,13 +2849,13 @@ static bool sacc_doorbell_post(SaccState *s, hwaddr addr, uint64_t val,
  * behind the very vCPU that rang.  The vCPU has the core: it takes the
  * BQL and does the run itself, as the bottom half's main loop did, the
  * engine thread's sacc_run() with its bound (one turn; what is left
- * wakes the engine thread).  A CQ_HEAD write does it too: it
- * may have unblocked a full CQ, and a wake of the engine for it would
- * hand the next batch back to the thread without a core.  Returns false
- * if it did not (the engine is awake or busy, or has a core again): then
- * the caller kicks it.
+ * wakes the engine thread).  A CQ_HEAD write does it too: it may have
+ * unblocked a full CQ, and a wake of the engine for it would hand the
+ * next batch back to the thread without a core.  Returns false if it did
+ * not (the engine is awake or busy, or has a core again): then the caller
+ * kicks it.
  */
-static bool sacc_doorbell_run(SaccState *s)
+static bool sacc_post_run(SaccState *s)
 {
     bool ran;
 
@@ -2860,7 +2866,7 @@ static bool sacc_doorbell_run(SaccState *s)
     qemu_mutex_lock_iothread();
     ran = !qatomic_read(&s->gone) && sacc_run(s);
     qemu_mutex_unlock_iothread();
-    trace_sacc_doorbell_run(ran);
+    trace_sacc_post_run(ran);
     return ran;
 }
 
@@ -2878,7 +2884,7 @@ static MemTxResult sacc_doorbell_write(void *opaque, hwaddr addr,
         return MEMTX_ACCESS_ERROR;
     }
     if (!locked && sacc_doorbell_post(s, addr, val, size)) {
-        if (!sacc_doorbell_run(s)) {
+        if (!sacc_post_run(s)) {
             sacc_kick(s); /* a flag and a QemuEvent: safe without the BQL */
         }
         return MEMTX_OK;
@@ -3164,7 +3170,7 @@ static bool sacc_cq_head_post(SaccState *s, unsigned int bar, hwaddr addr,
     qatomic_xchg(&ch->cqh_pending, (uint32_t)val + 1);
     qatomic_set(&s->db_any, true);
     sacc_yield_hint(s);
-    if (!sacc_doorbell_run(s)) {
+    if (!sacc_post_run(s)) {
         sacc_kick(s);
     }
     return true;

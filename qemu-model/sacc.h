@@ -155,7 +155,7 @@ struct SaccState {
     /*
      * atomic: get_clock() until which the engine thread has no core of
      * its own (it found itself preempted while polling), and whether it
-     * sleeps on its event now; see sacc_doorbell_run().
+     * sleeps on its event now; see sacc_post_run().
      */
     int64_t nocore_until;
     bool engine_asleep;
