@@ -503,7 +503,10 @@ int sacc_submit(struct sacc_dev *dev, const struct sacc_op *ops,
  * but no completion is believed for one before its doorbell, and they
  * are never late (sacc_poll()'s stall checks count rung ones only).
  * Returns as sacc_submit() does; sacc_doorbell() 0 (also with nothing
- * to ring) or -errno.  sacc_unrung(): operations waiting for it.
+ * to ring) or -errno.  sacc_unrung(): the SQ slots waiting for it, in
+ * sacc_outstanding()'s unit (an enqueued WRITE_INLINE of len bytes is
+ * 1 + SACC_INLINE_SLOTS(len)), so the device owes completions exactly
+ * while sacc_outstanding() > sacc_unrung(): a reap loop waits on that.
  */
 int sacc_enqueue(struct sacc_dev *dev, const struct sacc_op *ops,
 		 unsigned int n);

@@ -451,9 +451,13 @@ int sacc_doorbell(struct sacc_dev *dev)
 	return sacc_publish_ring(dev, dev->unrung_first, 0, NULL);
 }
 
+/* In SQ slots, as sacc_outstanding() counts: an unrung WRITE_INLINE's
+ * payload slots are unrung too, so outstanding - unrung is exactly what
+ * the device owes (counting operations here left a reap loop on
+ * `outstanding > unrung` waiting forever for an inline payload). */
 uint32_t sacc_unrung(const struct sacc_dev *dev)
 {
-	return dev ? dev->unrung : 0;
+	return dev && dev->sq.size ? sacc_sq_unpublished(&dev->sq) : 0;
 }
 
 /*

@@ -2988,6 +2988,50 @@ static void nops(struct sacc_op *ops, unsigned int n, uint64_t base)
 
 /* sacc_enqueue(): descriptors written, no doorbell; sacc_doorbell()
  * rings once for all of them, and so does the next sacc_submit(). */
+/*
+ * An enqueued WRITE_INLINE takes its payload's SQ slots: sacc_unrung()
+ * counts them as sacc_outstanding() does, so a reap loop on
+ * `outstanding > unrung` ends when the device owes nothing.  Counting
+ * operations there left an outside workload's reap waiting forever with
+ * a 44-byte inline enqueued (1 + 2 slots against 1).
+ */
+START_TEST(test_enqueue_inline_unrung_slots)
+{
+	struct sacc_dev *dev = fake_open_mode(16, 16, SACC_MODE_V3, 0);
+	struct sacc_result r[4];
+	struct sacc_buf *dst;
+	char payload[44];
+	struct sacc_op ops[2] = {{.opcode = SACC_OP_NOP, .cookie = 1}};
+	int spins = 0;
+
+	memset(payload, 0x5a, sizeof(payload));
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "dst", &dst), 0);
+	ops[1] = (struct sacc_op){.opcode = SACC_OP_WRITE_INLINE,
+				  .len = sizeof(payload),
+				  .dst = dst,
+				  .data = payload,
+				  .cookie = 2};
+	ck_assert_int_eq(sacc_submit(dev, ops, 1), 1); /* rung */
+	ck_assert_int_eq(sacc_enqueue(dev, ops + 1, 1), 1);
+	ck_assert_uint_eq(sacc_outstanding(dev),
+			  1 + 1 + SACC_INLINE_SLOTS(sizeof(payload)));
+	ck_assert_uint_eq(sacc_unrung(dev), 1 + SACC_INLINE_SLOTS(44));
+	dev_run(100);
+	while (sacc_outstanding(dev) > sacc_unrung(dev)) {
+		ck_assert_int_ge(sacc_poll(dev, r, 4), 0);
+		ck_assert_int_lt(++spins, 1000); /* the device owes nothing */
+	}
+	ck_assert_uint_eq(sacc_unrung(dev), 3);
+	ck_assert_int_eq(sacc_doorbell(dev), 0);
+	ck_assert_uint_eq(sacc_unrung(dev), 0);
+	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	ck_assert_uint_eq(r[0].cookie, 2);
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	fake_close(dev);
+}
+END_TEST
+
 START_TEST(test_enqueue_one_doorbell)
 {
 	struct sacc_dev *dev = fake_open(16, 16);
@@ -3221,6 +3265,7 @@ static Suite *libsacc_suite(void)
 	tc = tcase_create("dmadev");
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_enqueue_one_doorbell);
+	tcase_add_test(tc, test_enqueue_inline_unrung_slots);
 	tcase_add_test(tc, test_enqueue_forged_completion);
 	tcase_add_test(tc, test_enqueue_not_late);
 	tcase_add_test(tc, test_enqueue_reset);
