@@ -4,6 +4,7 @@
  * inline payloads included
  */
 #include "driver.h"
+
 /* Chains: 64 NOP/MEMCPY prepared once, launched with one doorbell each;
  * on a channel, with inline writes and a ring too small for the chain. */
 START_TEST(chain_64_one_doorbell)

@@ -7,6 +7,7 @@
 #include <pthread.h>
 
 #include "driver.h"
+
 /* Every channel (tail, token, syscall doorbell) copies; channel 0 is
  * still the v0.2 device; bad opens say why. */
 START_TEST(chan_basic)

@@ -4,6 +4,7 @@
  * the CQ full rule, 64-op batches under one doorbell, two devices at once
  */
 #include "driver.h"
+
 /*
  * Sized to what it proves: every opcode and every size octave from 1 B
  * to 1 MiB many times over (about RANDOM_OPS / 32 ops an octave), each

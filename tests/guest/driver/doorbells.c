@@ -7,6 +7,7 @@
 #include <sys/syscall.h>
 
 #include "driver.h"
+
 /*
  * libsacc's syscall doorbell is pwrite(device_fd, &tail, 4, BAR0 +
  * 0x1000) (VFIO region index 0, so file offset 0x1000).  The static link

@@ -7,6 +7,7 @@
  * device's registers with what was done
  */
 #include "driver.h"
+
 void eng_init(struct eng *e, struct sacc_dev *dev, const char *tag,
 	      unsigned int nslots, uint32_t max_len)
 {

@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 
 #include "driver.h"
+
 /*
  * A small run on a MODE.V3 channel with events on, between two clock
  * sync samples: one submit and one reap per operation, the reap after

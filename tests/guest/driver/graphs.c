@@ -5,6 +5,7 @@
  * device memory
  */
 #include "driver.h"
+
 /* The SQ entry a launch of @dev wrote last (SQ slot @slot). */
 static struct sacc_desc sq_entry(struct sacc_dev *dev, uint32_t slot)
 {

@@ -7,6 +7,7 @@
 #include <poll.h>
 
 #include "driver.h"
+
 /*
  * One flagged 1 MiB XFORM: sacc_wait() wakes, and the MSI-X really
  * reached the eventfd (if the completion beat sacc_wait() to it, the

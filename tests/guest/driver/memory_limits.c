@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 
 #include "driver.h"
+
 /* ---- memlock too low: in a child without CAP_IPC_LOCK ---- */
 
 /* MemAvailable of the guest in bytes. */

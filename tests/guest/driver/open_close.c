@@ -4,6 +4,7 @@
  * behind (fds, pinned memory, buffer memory, IOMMU faults)
  */
 #include "driver.h"
+
 /*
  * Each cycle varies ring size (i % 3), doorbell (i % 2) and what is left
  * open at close (i % 4): 24 cycles run every combination twice, check

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "driver.h"
+
 START_TEST(bad_bdf)
 {
 	static const char *const bad[] = {

@@ -5,6 +5,7 @@
  * what libsacc would; per-op errors the device reports
  */
 #include "driver.h"
+
 START_TEST(least_privilege)
 {
 	struct sacc_dev *dev;

@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "driver.h"
+
 START_TEST(reset_inflight)
 {
 	struct sacc_dev *dev;

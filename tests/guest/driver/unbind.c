@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 
 #include "driver.h"
+
 /* ---- unbound device (own TCase: the teardown rebinds it) ---- */
 
 static char unbound_bdf[SACC_BDF_MAX];

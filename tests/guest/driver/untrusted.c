@@ -5,6 +5,7 @@
  * through a freed IOVA; nothing hangs, sacc_reset() recovers
  */
 #include "driver.h"
+
 enum { REQ_FIRST, REQ_SECOND, REQ_BOGUS };
 
 START_TEST(untrusted_completions)

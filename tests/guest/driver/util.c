@@ -8,6 +8,7 @@
 #include <sys/wait.h>
 
 #include "driver.h"
+
 /* xorshift64*: reproducible from the seed printed by main(). */
 uint64_t seed = 0x5acc5eed2024ull;
 uint64_t rng;

@@ -4,6 +4,7 @@
  * record, the DMAR line, memory untouched, the device carrying on
  */
 #include "spec.h"
+
 static struct dbuf *fault_src, *fault_dst;
 
 /* rings + a 3-page source (pattern) and a 3-page destination (canary) */

@@ -5,6 +5,7 @@
  * flight
  */
 #include "spec.h"
+
 START_TEST(test_enable_validation)
 {
 	static const struct {

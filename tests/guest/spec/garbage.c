@@ -5,6 +5,7 @@
  * still answering after every round
  */
 #include "spec.h"
+
 static uint64_t rng_state;
 
 static uint64_t rnd(void)

@@ -3,6 +3,7 @@
  * identity.c - identity (spec 1): PCI IDs, class, BARs, capabilities
  */
 #include "spec.h"
+
 static int find_cap(const uint8_t *cfg, uint8_t id)
 {
 	int pos = cfg[PCI_CAPABILITY_LIST] & ~3, guard = 48;

@@ -4,6 +4,7 @@
  * eventfd, IRQ_STATUS and IRQ_ACK
  */
 #include "spec.h"
+
 START_TEST(test_msix)
 {
 	struct sacc_cqe c;

@@ -4,6 +4,7 @@
  * bad lengths and opcodes, a mixed batch completing in order
  */
 #include "spec.h"
+
 START_TEST(test_nop)
 {
 	struct sacc_cqe c;

@@ -4,6 +4,7 @@
  * registers locked while enabled
  */
 #include "spec.h"
+
 START_TEST(test_reset_values)
 {
 	expect_power_on(&D, "CTRL.RESET");

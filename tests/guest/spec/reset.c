@@ -5,6 +5,7 @@
  * copies in flight
  */
 #include "spec.h"
+
 /* Put something non-zero in every RW/RO register that can hold state. */
 static void dirty_everything(struct vdev *d, struct dbuf *src)
 {

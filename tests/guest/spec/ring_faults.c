@@ -4,6 +4,7 @@
  * completion post the IOMMU refuses stops the device until CTRL.RESET
  */
 #include "spec.h"
+
 static void expect_fatal(struct vdev *d, uint64_t addr, uint32_t info,
 			 uint32_t req, uint32_t count)
 {

@@ -4,6 +4,7 @@
  * and CQ_HEAD values, a huge batch that leaves the device responsive
  */
 #include "spec.h"
+
 START_TEST(test_phase_laps)
 {
 	struct sacc_cqe c;

@@ -4,6 +4,7 @@
  * spaces, interleaved work, a fault on one that leaves the other alone
  */
 #include "spec.h"
+
 START_TEST(test_two_devices)
 {
 	struct vdev *E = calloc(1, sizeof(*E));

@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 
 #include "fake_dev.h"
+
 /* The allocator alone: first fit, page granularity, exhaustion, merges
  * on free in every arrangement, refusals of what was not allocated. */
 START_TEST(test_devmem_pool)

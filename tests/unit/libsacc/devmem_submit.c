@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "fake_dev.h"
+
 /* Every direction of MEMCPY and XFORM, FILL into either memory: the
  * flags and addresses in the descriptors, then the bytes. */
 START_TEST(test_devmem_submit)

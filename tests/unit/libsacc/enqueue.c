@@ -7,6 +7,7 @@
 #include <sys/eventfd.h>
 
 #include "fake_dev.h"
+
 /* NOP ops with cookies 0..n-1 (no buffers). */
 static void nops(struct sacc_op *ops, unsigned int n, uint64_t base)
 {

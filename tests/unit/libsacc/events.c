@@ -6,6 +6,7 @@
 #include <pthread.h>
 
 #include "fake_dev.h"
+
 /* Read every pending event of @dev into @ev (at most @max). */
 static unsigned int ev_drain(struct sacc_dev *dev, struct sacc_event *ev,
 			     unsigned int max)

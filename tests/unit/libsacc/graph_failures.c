@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "fake_dev.h"
+
 /* A failing command: the entry's status and the command's index, and
  * sacc_graph_explain() says which op and why; a fetch fault; a raw
  * segment's bad opcode; a device that lies about a segment. */

@@ -4,6 +4,7 @@
  * sacc_graph_create() refuses, the lifetime of a graph and its buffers
  */
 #include "fake_dev.h"
+
 /* The segment of @g as the device would fetch it (host or device). */
 static const struct sacc_desc *seg_of(const struct sacc_dev *dev,
 				      const struct sacc_desc *entry)

@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "fake_dev.h"
+
 static void *reset_later(void *arg)
 {
 	struct sacc_dev *dev = arg;

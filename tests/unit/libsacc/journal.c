@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 
 #include "fake_dev.h"
+
 START_TEST(test_journal)
 {
 	struct sacc_dev *dev = fake_open(8, 8);

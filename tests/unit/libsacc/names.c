@@ -4,6 +4,7 @@
  * statuses, error codes, fault accesses
  */
 #include "fake_dev.h"
+
 START_TEST(test_bdf_parse)
 {
 	char out[SACC_BDF_MAX];
@@ -45,6 +46,7 @@ START_TEST(test_hw_names)
 			 "completion write");
 	ck_assert_str_eq(sacc_fault_access_str(200), "unknown access");
 }
+END_TEST
 
 void name_tests(Suite *s)
 {

@@ -5,7 +5,6 @@
  * descriptors and raw slots, a handle opened without init
  */
 #include "fake_dev.h"
-END_TEST
 
 START_TEST(test_validation)
 {

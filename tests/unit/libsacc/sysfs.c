@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "fake_dev.h"
+
 static char root[64];
 
 static void wr(const char *rel, const char *s)

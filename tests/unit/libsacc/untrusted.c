@@ -5,6 +5,7 @@
  * a slot the driver already consumed or erased before it is reaped
  */
 #include "fake_dev.h"
+
 static void expect_untrusted(enum corruption c, const char *needle)
 {
 	struct sacc_dev *dev = fake_open(8, 8);
