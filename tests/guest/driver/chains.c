@@ -133,7 +133,6 @@ START_TEST(chain_64_one_doorbell)
 }
 END_TEST
 
-
 void chain_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "chains");

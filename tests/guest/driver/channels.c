@@ -326,7 +326,6 @@ START_TEST(chan_put_unmapped)
 }
 END_TEST
 
-
 void channel_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "channels");

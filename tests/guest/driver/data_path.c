@@ -334,7 +334,6 @@ START_TEST(two_devices)
 }
 END_TEST
 
-
 void data_path_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "data path");

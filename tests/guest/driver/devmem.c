@@ -214,7 +214,6 @@ START_TEST(devmem_sq)
 }
 END_TEST
 
-
 void devmem_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "device memory");

@@ -183,7 +183,6 @@ START_TEST(doorbell_syscall_failure)
 }
 END_TEST
 
-
 void doorbell_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "doorbells");

@@ -191,7 +191,6 @@ START_TEST(enqueue_doorbell_eventfd)
 }
 END_TEST
 
-
 void interrupt_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "interrupts");

@@ -268,7 +268,6 @@ START_TEST(dma_entry_limit)
 }
 END_TEST
 
-
 void memory_limit_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "memory limits");

@@ -105,7 +105,6 @@ START_TEST(open_close_cycles)
 }
 END_TEST
 
-
 void open_close_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "open and close");

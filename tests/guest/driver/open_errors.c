@@ -200,7 +200,6 @@ START_TEST(non_viable_group)
 }
 END_TEST
 
-
 void open_error_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "open errors");

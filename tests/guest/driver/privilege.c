@@ -299,7 +299,6 @@ START_TEST(per_op_errors)
 }
 END_TEST
 
-
 void privilege_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "privilege");

@@ -274,7 +274,6 @@ START_TEST(reset_after_enable_error)
 }
 END_TEST
 
-
 void reset_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "reset");

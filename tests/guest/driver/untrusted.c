@@ -306,7 +306,6 @@ START_TEST(use_after_unmap_quarantined)
 }
 END_TEST
 
-
 void untrusted_device_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "untrusted device");

@@ -431,7 +431,6 @@ START_TEST(test_v04_inline_timestamp)
 }
 END_TEST
 
-
 void devmem_tests(Suite *s)
 {
 	TCase *t = devmem_tc(s, "devmem");

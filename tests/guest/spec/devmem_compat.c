@@ -73,7 +73,6 @@ START_TEST(test_v04_v02_ignores_flags)
 }
 END_TEST
 
-
 void devmem_compat_tests(Suite *s)
 {
 	TCase *t = devmem_tc(s, "devmem-compat");

@@ -282,7 +282,6 @@ START_TEST(test_v04_range_host_untouched)
 }
 END_TEST
 
-
 void devmem_range_tests(Suite *s)
 {
 	TCase *t = devmem_tc(s, "devmem-ranges");

@@ -118,7 +118,6 @@ START_TEST(test_v04_devmem_reopen)
 }
 END_TEST
 
-
 void devmem_reset_tests(Suite *s)
 {
 	TCase *t = devmem_tc(s, "devmem-resets");

@@ -307,7 +307,6 @@ START_TEST(test_v04_sq_dev_enable)
 }
 END_TEST
 
-
 void devmem_sq_tests(Suite *s)
 {
 	TCase *t = devmem_tc(s, "devmem-sq");

@@ -279,7 +279,6 @@ START_TEST(test_fault_own_bar)
 }
 END_TEST
 
-
 void dma_fault_tests(Suite *s)
 {
 	TCase *t = spec_tc(s, "dma-faults");

@@ -165,7 +165,6 @@ START_TEST(test_disable_in_flight)
 }
 END_TEST
 
-
 void enable_tests(Suite *s)
 {
 	TCase *t = spec_tc(s, "enable");

@@ -161,7 +161,6 @@ START_TEST(test_garbage)
 }
 END_TEST
 
-
 void garbage_tests(Suite *s)
 {
 	TCase *t = spec_tc(s, "garbage");

@@ -92,7 +92,6 @@ START_TEST(test_identity)
 }
 END_TEST
 
-
 void identity_tests(Suite *s)
 {
 	TCase *t = spec_tc(s, "identity");

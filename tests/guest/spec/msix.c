@@ -62,7 +62,6 @@ START_TEST(test_msix)
 }
 END_TEST
 
-
 void msix_tests(Suite *s)
 {
 	TCase *t = spec_tc(s, "msix");

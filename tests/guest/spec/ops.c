@@ -195,7 +195,6 @@ START_TEST(test_mixed_batch_order)
 }
 END_TEST
 
-
 void op_tests(Suite *s)
 {
 	TCase *t = spec_tc(s, "ops");

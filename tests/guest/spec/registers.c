@@ -179,7 +179,6 @@ START_TEST(test_ring_regs_locked)
 }
 END_TEST
 
-
 void register_tests(Suite *s)
 {
 	TCase *t = spec_tc(s, "registers");

@@ -106,7 +106,6 @@ START_TEST(test_flr)
 }
 END_TEST
 
-
 void reset_tests(Suite *s)
 {
 	TCase *t = spec_tc(s, "reset");

@@ -176,7 +176,6 @@ START_TEST(test_ring_fault_no_bus_master)
 }
 END_TEST
 
-
 void ring_fault_tests(Suite *s)
 {
 	TCase *t = spec_tc(s, "ring-faults");

@@ -379,7 +379,6 @@ START_TEST(test_seg_fetch_faults)
 }
 END_TEST
 
-
 void segment_error_tests(Suite *s)
 {
 	TCase *t = seg_tc(s, "segment-errors");

@@ -393,7 +393,6 @@ START_TEST(test_seg_rewrite)
 }
 END_TEST
 
-
 void segment_tests(Suite *s)
 {
 	TCase *t = seg_tc(s, "segments");

@@ -100,7 +100,6 @@ START_TEST(test_two_devices)
 }
 END_TEST
 
-
 void two_device_tests(Suite *s)
 {
 	TCase *t = spec_tc(s, "multi");

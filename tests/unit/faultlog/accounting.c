@@ -232,7 +232,6 @@ START_TEST(test_tally_account)
 }
 END_TEST
 
-
 void accounting_tests(Suite *s)
 {
 	TCase *tc = tcase_create("accounting");

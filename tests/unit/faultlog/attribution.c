@@ -313,7 +313,6 @@ START_TEST(test_intr_remap_join)
 }
 END_TEST
 
-
 void attribution_tests(Suite *s)
 {
 	TCase *tc = tcase_create("attribution");

@@ -397,7 +397,6 @@ START_TEST(test_join_nearest)
 }
 END_TEST
 
-
 void join_tests(Suite *s)
 {
 	TCase *tc = tcase_create("join");

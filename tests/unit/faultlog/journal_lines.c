@@ -384,7 +384,6 @@ START_TEST(test_journal_format_is_json_c)
 }
 END_TEST
 
-
 void journal_line_tests(Suite *s)
 {
 	TCase *tc = tcase_create("journal lines");

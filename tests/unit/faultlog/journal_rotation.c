@@ -261,7 +261,6 @@ START_TEST(test_journal_rotation_concurrent)
 }
 END_TEST
 
-
 void journal_rotation_tests(Suite *s)
 {
 	TCase *tc = tcase_create("journal rotation");

@@ -173,7 +173,6 @@ START_TEST(test_journal_concurrent)
 }
 END_TEST
 
-
 void journal_writer_tests(Suite *s)
 {
 	TCase *tc = tcase_create("journal writer");

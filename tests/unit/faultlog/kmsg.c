@@ -300,7 +300,6 @@ START_TEST(test_kmsg_old_formats)
 }
 END_TEST
 
-
 void kmsg_tests(Suite *s)
 {
 	TCase *tc = tcase_create("kmsg");

@@ -135,7 +135,6 @@ START_TEST(test_fuzz_mutated)
 }
 END_TEST
 
-
 void mutated_line_tests(Suite *s)
 {
 	TCase *tc = tcase_create("mutated lines");

@@ -33,7 +33,6 @@ START_TEST(test_names)
 }
 END_TEST
 
-
 void name_tests(Suite *s)
 {
 	TCase *tc = tcase_create("names");

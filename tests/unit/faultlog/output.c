@@ -148,7 +148,6 @@ START_TEST(test_empty_and_errors)
 }
 END_TEST
 
-
 void output_tests(Suite *s)
 {
 	TCase *tc = tcase_create("output");

@@ -177,7 +177,6 @@ START_TEST(test_trace_shared)
 }
 END_TEST
 
-
 void trace_tests(Suite *s)
 {
 	TCase *tc = tcase_create("trace");

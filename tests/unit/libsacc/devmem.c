@@ -263,7 +263,6 @@ START_TEST(test_devmem_sq)
 }
 END_TEST
 
-
 void devmem_tests(Suite *s)
 {
 	TCase *tc = tcase_create("devmem");

@@ -304,7 +304,6 @@ START_TEST(test_devmem_fault_journal)
 }
 END_TEST
 
-
 void devmem_submit_tests(Suite *s)
 {
 	TCase *tc = tcase_create("devmem submit");

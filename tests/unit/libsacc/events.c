@@ -253,7 +253,6 @@ START_TEST(test_events_concurrent_reader)
 }
 END_TEST
 
-
 void event_tests(Suite *s)
 {
 	TCase *tc = tcase_create("events");

@@ -252,7 +252,6 @@ START_TEST(test_raw_segment_journal)
 }
 END_TEST
 
-
 void graph_failure_tests(Suite *s)
 {
 	TCase *tc = tcase_create("graph failures");

@@ -28,7 +28,6 @@ static bool same_cmds(const struct sacc_desc *a, const struct sacc_desc *b)
 	return !memcmp(x, y, sizeof(x));
 }
 
-
 /* Every kind of op encoded as sacc_submit() encodes it, inline payloads
  * in the slots after their WRITE_INLINE, one entry and one doorbell a
  * launch, in host and in device memory; launched again and again. */
@@ -392,7 +391,6 @@ START_TEST(test_graph_lifetime)
 	ck_assert_int_eq(sacc_graph_destroy(g), 0); /* only frees it */
 }
 END_TEST
-
 
 void graph_tests(Suite *s)
 {

@@ -129,7 +129,6 @@ START_TEST(test_device_request)
 }
 END_TEST
 
-
 void hang_tests(Suite *s)
 {
 	TCase *tc = tcase_create("hangs");

@@ -204,7 +204,6 @@ START_TEST(test_journal_fifo)
 }
 END_TEST
 
-
 void journal_tests(Suite *s)
 {
 	TCase *tc = tcase_create("journal");

@@ -268,7 +268,6 @@ START_TEST(test_not_initialised)
 }
 END_TEST
 
-
 void submit_tests(Suite *s)
 {
 	TCase *tc = tcase_create("submit");

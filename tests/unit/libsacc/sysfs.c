@@ -133,7 +133,6 @@ START_TEST(test_sysfs)
 }
 END_TEST
 
-
 void sysfs_tests(Suite *s)
 {
 	TCase *tc = tcase_create("sysfs");

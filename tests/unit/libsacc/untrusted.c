@@ -306,7 +306,6 @@ START_TEST(test_erased_completion)
 }
 END_TEST
 
-
 void untrusted_tests(Suite *s)
 {
 	TCase *tc = tcase_create("untrusted");
