@@ -28,87 +28,114 @@ static bool same_cmds(const struct sacc_desc *a, const struct sacc_desc *b)
 	return !memcmp(x, y, sizeof(x));
 }
 
-/* Every kind of op encoded as sacc_submit() encodes it, inline payloads
- * in the slots after their WRITE_INLINE, one entry and one doorbell a
- * launch, in host and in device memory; launched again and again. */
-START_TEST(test_graph_encode)
+/* Host and device buffers and seven ops of every kind between them. */
+struct encode_fix {
+	struct sacc_dev *dev;
+	struct sacc_buf *hs, *hd, *dd;
+	uint8_t *hsv, *hdv, *ddv;
+	uint8_t payload[40];
+	struct sacc_op ops[7];
+};
+
+static void encode_setup(struct encode_fix *x)
 {
 	struct sacc_dev *dev = fake_open_mode(16, 16, SACC_MODE_V3, 16 * 4096);
-	struct sacc_buf *hs, *hd, *dd;
-	struct sacc_graph *g, *gd;
-	struct sacc_result r[4];
-	const struct sacc_desc *seg;
-	struct sacc_desc e, want;
-	struct sacc_stats st;
-	struct sacc_op ops[7];
-	uint8_t payload[40], *hsv, *hdv, *ddv;
-	uint64_t ts;
+	struct sacc_op *ops = x->ops;
 	int i;
 
+	x->dev = dev;
 	ck_assert_int_eq(
-	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "hs", &hs), 0);
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_TO_DEVICE, "hs", &x->hs), 0);
 	ck_assert_int_eq(
-	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "hd", &hd), 0);
-	ck_assert_int_eq(sacc_devmem_alloc(dev, 8192, "dd", &dd), 0);
-	hsv = sacc_buf_va(hs);
-	hdv = sacc_buf_va(hd);
-	ddv = sacc_buf_va(dd);
+	    sacc_buf_alloc(dev, 4096, SACC_DMA_FROM_DEVICE, "hd", &x->hd), 0);
+	ck_assert_int_eq(sacc_devmem_alloc(dev, 8192, "dd", &x->dd), 0);
+	x->hsv = sacc_buf_va(x->hs);
+	x->hdv = sacc_buf_va(x->hd);
+	x->ddv = sacc_buf_va(x->dd);
 	for (i = 0; i < 4096; i++)
-		hsv[i] = (uint8_t)(i * 7 + 3);
+		x->hsv[i] = (uint8_t)(i * 7 + 3);
 	for (i = 0; i < 40; i++)
-		payload[i] = (uint8_t)(0xc0 + i);
+		x->payload[i] = (uint8_t)(0xc0 + i);
 	ops[0] = (struct sacc_op){.opcode = SACC_OP_NOP, .cookie = 77};
 	ops[1] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
 				  .len = 256,
-				  .src = hs,
+				  .src = x->hs,
 				  .src_off = 16,
-				  .dst = dd,
+				  .dst = x->dd,
 				  .dst_off = 100};
 	ops[2] = (struct sacc_op){.opcode = SACC_OP_XFORM,
 				  .len = 256,
-				  .src = dd,
+				  .src = x->dd,
 				  .src_off = 100,
-				  .dst = hd};
+				  .dst = x->hd};
 	ops[3] = (struct sacc_op){.opcode = SACC_OP_WRITE_INLINE,
 				  .len = 40,
-				  .dst = hd,
+				  .dst = x->hd,
 				  .dst_off = 1000,
-				  .data = payload};
+				  .data = x->payload};
 	ops[4] = (struct sacc_op){
-	    .opcode = SACC_OP_TIMESTAMP, .dst = hd, .dst_off = 2048};
+	    .opcode = SACC_OP_TIMESTAMP, .dst = x->hd, .dst_off = 2048};
 	ops[5] = (struct sacc_op){.opcode = SACC_OP_FILL,
 				  .len = 21,
-				  .dst = dd,
+				  .dst = x->dd,
 				  .dst_off = 5000,
 				  .pattern = 0x0807060504030201ull};
 	ops[6] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
 				  .len = 21,
-				  .src = dd,
+				  .src = x->dd,
 				  .src_off = 5000,
-				  .dst = dd,
+				  .dst = x->dd,
 				  .dst_off = 6000};
-	ck_assert_int_eq(sacc_graph_create(dev, ops, 7, 0, &g), 0);
-	ck_assert_uint_eq(sacc_graph_ops(g), 7);
-	ck_assert_uint_eq(sacc_graph_bytes(g), 32 * (7 + 2));
+}
+
+/* The graph of @x's ops in host memory, launched once (cookie 42): its
+ * SQ entry (slot 0) into @e, its segment returned. */
+static const struct sacc_desc *encode_launch(struct encode_fix *x,
+					     struct sacc_graph **g,
+					     struct sacc_desc *e)
+{
+	struct sacc_dev *dev = x->dev;
+	struct sacc_stats st;
+
+	ck_assert_int_eq(sacc_graph_create(dev, x->ops, 7, 0, g), 0);
+	ck_assert_uint_eq(sacc_graph_ops(*g), 7);
+	ck_assert_uint_eq(sacc_graph_bytes(*g), 32 * (7 + 2));
 	ck_assert_uint_eq(dev->stats.doorbells, 0); /* nothing ran yet */
-	ck_assert_int_eq(sacc_graph_launch(dev, g, 42), 1);
+	ck_assert_int_eq(sacc_graph_launch(dev, *g, 42), 1);
 	/* ONE entry: SEGMENT, the segment's IOVA and bytes, no IRQ */
-	e = sq_desc(dev, 0);
-	ck_assert_uint_eq(e.opcode, SACC_OP_SEGMENT);
-	ck_assert_uint_eq(e.length, 32 * 9);
-	ck_assert_uint_eq(e.flags, 0);
-	ck_assert_uint_ne(e.req_id, 0);
+	*e = sq_desc(dev, 0);
+	ck_assert_uint_eq(e->opcode, SACC_OP_SEGMENT);
+	ck_assert_uint_eq(e->length, 32 * 9);
+	ck_assert_uint_eq(e->flags, 0);
+	ck_assert_uint_ne(e->req_id, 0);
 	ck_assert_uint_eq(sacc_outstanding(dev), 1);
 	sacc_stats(dev, &st);
 	ck_assert_uint_eq(st.doorbells, 1);
 	ck_assert_uint_eq(st.submitted, 1);
+	return seg_of(dev, e);
+}
+
+/* Every kind of op encoded as sacc_submit() encodes it, inline payloads
+ * in the slots after their WRITE_INLINE, one entry and one doorbell a
+ * launch, one result, every op run. */
+START_TEST(test_graph_encode)
+{
+	struct encode_fix x;
+	struct sacc_graph *g;
+	struct sacc_result r[4];
+	const struct sacc_desc *seg;
+	struct sacc_desc e, want;
+	uint64_t ts;
+	int i;
+
+	encode_setup(&x);
+	seg = encode_launch(&x, &g, &e);
 	/* the commands: each as sacc_op_desc() makes it, payload after */
-	seg = seg_of(dev, &e);
 	ck_assert_ptr_nonnull(seg);
 	for (i = 0; i < 7; i++) { /* req_id: bit 31, a tag, the index */
 		const struct sacc_desc *cmd = &seg[i < 4 ? i : i + 2];
 
-		sacc_op_desc(&ops[i], &want);
+		sacc_op_desc(&x.ops[i], &want);
 		ck_assert_uint_eq(cmd->req_id >> 31, 1);
 		ck_assert_uint_eq(cmd->req_id & 0x7ff, i);
 		ck_assert_uint_eq(cmd->req_id >> 11, seg[0].req_id >> 11);
@@ -116,19 +143,19 @@ START_TEST(test_graph_encode)
 		ck_assert_mem_eq(cmd, &want, sizeof(want));
 	}
 	ck_assert_uint_eq(seg[1].flags, SACC_DESC_F_DST_DEV);
-	ck_assert_uint_eq(seg[1].src, sacc_buf_iova(hs) + 16);
-	ck_assert_uint_eq(seg[1].dst, sacc_buf_devaddr(dd) + 100);
+	ck_assert_uint_eq(seg[1].src, sacc_buf_iova(x.hs) + 16);
+	ck_assert_uint_eq(seg[1].dst, sacc_buf_devaddr(x.dd) + 100);
 	ck_assert_uint_eq(seg[2].flags, SACC_DESC_F_SRC_DEV);
 	ck_assert_uint_eq(seg[3].opcode, SACC_OP_WRITE_INLINE);
-	ck_assert_mem_eq(&seg[4], payload, 32);
-	ck_assert_mem_eq(&seg[5], payload + 32, 8);
+	ck_assert_mem_eq(&seg[4], x.payload, 32);
+	ck_assert_mem_eq(&seg[5], x.payload + 32, 8);
 	ck_assert_uint_eq(((const uint8_t *)&seg[5])[8], 0); /* padding */
 	ck_assert_uint_eq(seg[6].opcode, SACC_OP_TIMESTAMP);
 	ck_assert_uint_eq(seg[7].src, 0x0807060504030201ull);
 	ck_assert_uint_eq(seg[8].flags,
 			  SACC_DESC_F_SRC_DEV | SACC_DESC_F_DST_DEV);
 	/* one result for the launch: every op ran */
-	ck_assert_int_eq(reap_all(dev, r, 1), 1);
+	ck_assert_int_eq(reap_all(x.dev, r, 1), 1);
 	ck_assert_uint_eq(r[0].cookie, 42);
 	ck_assert_uint_eq(r[0].opcode, SACC_OP_SEGMENT);
 	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
@@ -136,55 +163,90 @@ START_TEST(test_graph_encode)
 	ck_assert_uint_eq(r[0].result_len, 7);
 	ck_assert(!r[0].raw);
 	for (i = 0; i < 256; i++) {
-		ck_assert_uint_eq(ddv[100 + i], hsv[16 + i]);
-		ck_assert_uint_eq(hdv[i], hsv[16 + i] ^ SACC_XFORM_KEY);
+		ck_assert_uint_eq(x.ddv[100 + i], x.hsv[16 + i]);
+		ck_assert_uint_eq(x.hdv[i], x.hsv[16 + i] ^ SACC_XFORM_KEY);
 	}
-	ck_assert_mem_eq(hdv + 1000, payload, 40);
-	memcpy(&ts, hdv + 2048, 8);
+	ck_assert_mem_eq(x.hdv + 1000, x.payload, 40);
+	memcpy(&ts, x.hdv + 2048, 8);
 	ck_assert_uint_ne(ts, 0);
 	for (i = 0; i < 21; i++)
-		ck_assert_uint_eq(ddv[6000 + i], 1 + i % 8);
-	ck_assert_uint_eq(sacc_outstanding(dev), 0);
-	/* relaunch: 100 times, then three in flight at once */
+		ck_assert_uint_eq(x.ddv[6000 + i], 1 + i % 8);
+	ck_assert_uint_eq(sacc_outstanding(x.dev), 0);
+	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	ck_assert_int_eq(sacc_graph_destroy(NULL), 0);
+	fake_close(x.dev);
+}
+END_TEST
+
+/* A graph launched again and again: 100 times, then three in flight at
+ * once; one doorbell and one segment run a launch. */
+START_TEST(test_graph_relaunch)
+{
+	struct encode_fix x;
+	struct sacc_graph *g;
+	struct sacc_result r[4];
+	struct sacc_desc e;
+	struct sacc_stats st;
+	int i;
+
+	encode_setup(&x);
+	encode_launch(&x, &g, &e);
+	ck_assert_int_eq(reap_all(x.dev, r, 1), 1);
 	for (i = 0; i < 100; i++) {
-		launch_reap(dev, g, (uint64_t)i, r);
+		launch_reap(x.dev, g, (uint64_t)i, r);
 		ck_assert_uint_eq(r[0].status, SACC_STS_OK);
 	}
 	for (i = 0; i < 3; i++)
-		ck_assert_int_eq(sacc_graph_launch(dev, g, 500 + i), 1);
-	ck_assert_int_eq(reap_all(dev, r, 3), 3);
+		ck_assert_int_eq(sacc_graph_launch(x.dev, g, 500 + i), 1);
+	ck_assert_int_eq(reap_all(x.dev, r, 3), 3);
 	for (i = 0; i < 3; i++)
 		ck_assert_uint_eq(r[i].cookie, 500 + i);
-	sacc_stats(dev, &st);
+	sacc_stats(x.dev, &st);
 	ck_assert_uint_eq(st.doorbells, 104);
 	ck_assert_uint_eq(st.submitted, 104);
 	ck_assert_uint_eq(F.seg_runs, 104);
+	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	fake_close(x.dev);
+}
+END_TEST
 
-	/* the same in device memory, with an interrupt: SRC_DEV | IRQ */
-	ck_assert_int_eq(sacc_graph_create(dev, ops, 7,
+/* The same graph with its segment in device memory and an interrupt
+ * (SRC_DEV | IRQ): the same commands; an FLR zeroes device memory and
+ * the next launch writes the segment there again. */
+START_TEST(test_graph_encode_devmem)
+{
+	struct encode_fix x;
+	struct sacc_graph *g, *gd;
+	struct sacc_result r[4];
+	const struct sacc_desc *seg;
+	struct sacc_desc e;
+
+	encode_setup(&x);
+	seg = encode_launch(&x, &g, &e);
+	ck_assert_int_eq(reap_all(x.dev, r, 1), 1);
+	ck_assert_int_eq(sacc_graph_create(x.dev, x.ops, 7,
 					   SACC_GRAPH_DEVMEM | SACC_GRAPH_IRQ,
 					   &gd),
 			 0);
-	memset(hdv, 0, 4096);
-	launch_reap(dev, gd, 9, r);
-	e = sq_desc(dev, 104 % 16);
+	memset(x.hdv, 0, 4096);
+	launch_reap(x.dev, gd, 9, r);
+	e = sq_desc(x.dev, 1);
 	ck_assert_uint_eq(e.flags, SACC_DESC_F_SRC_DEV | SACC_DESC_F_IRQ);
 	ck_assert_uint_lt(e.src, 16 * 4096);
-	ck_assert(same_cmds(seg_of(dev, &e), seg));
+	ck_assert(same_cmds(seg_of(x.dev, &e), seg));
 	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
 	ck_assert_uint_eq(r[0].result_len, 7);
-	ck_assert_mem_eq(hdv + 1000, payload, 40);
+	ck_assert_mem_eq(x.hdv + 1000, x.payload, 40);
 	/* an FLR zeroes device memory: the next launch writes it again */
 	memset(F.dm + e.src, 0, 32 * 9);
-	sacc_devmem_scrubbed(dev);
-	launch_reap(dev, gd, 10, r);
+	sacc_devmem_scrubbed(x.dev);
+	launch_reap(x.dev, gd, 10, r);
 	ck_assert_uint_eq(r[0].status, SACC_STS_OK);
 	ck_assert_uint_eq(r[0].result_len, 7);
 	ck_assert(same_cmds((const struct sacc_desc *)(F.dm + e.src), seg));
 	ck_assert_int_eq(sacc_graph_destroy(gd), 0);
 	ck_assert_int_eq(sacc_graph_destroy(g), 0);
-	ck_assert_int_eq(sacc_graph_destroy(NULL), 0);
-	fake_close(dev);
+	fake_close(x.dev);
 }
 END_TEST
 
@@ -398,6 +460,8 @@ void graph_tests(Suite *s)
 
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_graph_encode);
+	tcase_add_test(tc, test_graph_relaunch);
+	tcase_add_test(tc, test_graph_encode_devmem);
 	tcase_add_test(tc, test_graph_limits);
 	tcase_add_test(tc, test_graph_lifetime);
 	suite_add_tcase(s, tc);
