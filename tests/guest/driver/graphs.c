@@ -380,44 +380,60 @@ START_TEST(graph_rewritten)
 }
 END_TEST
 
-/* A graph with a faulting op in the middle: the launch's status and the
- * op's index, the ops before it done and none after it, the fault
- * record (the entry's req_id), sacc_graph_explain(); the segment's own
- * fetch faulting; raw segments: a SEGMENT inside, a payload past the
- * end, a source nowhere.  The channel goes on after each. */
-START_TEST(graph_fault_middle)
+/* A MODE.V3 device, a source of random bytes, five destinations of
+ * CANARY and a graph of five 4 KiB MEMCPYs, one into each. */
+struct gfault {
+	struct sacc_dev *dev;
+	struct sacc_buf *src, *dst[5];
+	struct sacc_graph *g;
+};
+
+static void gfault_open(struct gfault *x)
 {
 	struct sacc_open_opts o = {.flags = SACC_OPEN_V3};
-	struct sacc_buf *src, *dst[5];
-	struct sacc_map_entry e;
-	struct sacc_graph *g, *raw;
-	struct sacc_result r;
 	struct sacc_op ops[5];
-	struct sacc_dev *dev;
-	uint32_t slot = 0;
-	uint64_t seg;
-	char msg[512], name[16];
+	char name[16];
 
-	BEGIN();
-	dev = guest_open(0, &o);
-	src = guest_buf(dev, 4096, SACC_DMA_TO_DEVICE, "gf src");
+	x->dev = guest_open(0, &o);
+	x->src = guest_buf(x->dev, 4096, SACC_DMA_TO_DEVICE, "gf src");
 	for (int i = 0; i < 5; i++) {
 		snprintf(name, sizeof(name), "gf dst%d", i);
-		dst[i] = guest_buf(dev, 4096, SACC_DMA_FROM_DEVICE, name);
+		x->dst[i] = guest_buf(x->dev, 4096, SACC_DMA_FROM_DEVICE, name);
 		ops[i] = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
 					  .len = 4096,
-					  .src = src,
-					  .dst = dst[i]};
+					  .src = x->src,
+					  .dst = x->dst[i]};
 	}
-	g = graph_new(dev, ops, 5, 0);
-	fill_random(va(src), 4096);
+	x->g = graph_new(x->dev, ops, 5, 0);
+	fill_random(va(x->src), 4096);
 	for (int i = 0; i < 5; i++)
-		memset(va(dst[i]), CANARY, 4096);
+		memset(va(x->dst[i]), CANARY, 4096);
+}
+
+/* A graph with a faulting op in the middle: the launch's status and the
+ * op's index, the ops before it done and none after it, the fault
+ * record (the entry's req_id), sacc_graph_explain(); the channel goes
+ * on. */
+START_TEST(graph_fault_middle)
+{
+	struct sacc_map_entry e;
+	struct sacc_buf *src, **dst;
+	struct sacc_graph *g;
+	struct sacc_result r;
+	struct sacc_dev *dev;
+	struct gfault x;
+	char msg[512];
+
+	BEGIN();
+	gfault_open(&x);
+	dev = x.dev;
+	src = x.src;
+	dst = x.dst;
+	g = x.g;
 	/* op 2's destination unmapped behind libsacc's back */
 	e = mapping_at(dev, sacc_buf_iova(dst[2]));
 	sq_unmap(dev, &e);
 	graph_run(dev, g, 7, &r);
-	slot++;
 	ck_assert_uint_eq(r.status, SACC_STS_DMA_FAULT);
 	ck_assert_uint_eq(r.result_len, 2);
 	check_copy("before the fault", SACC_OP_MEMCPY, va(dst[0]), va(src),
@@ -443,15 +459,37 @@ START_TEST(graph_fault_middle)
 	ck_assert_uint_eq(r.result_len, 5);
 	check_copy("after the fault", SACC_OP_MEMCPY, va(dst[4]), va(src),
 		   4096);
+	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	sacc_close(dev);
+}
+END_TEST
 
-	/* the segment itself unmapped: the fetch faults, no op runs */
-	seg = sq_entry(dev, slot++).src;
+/* The segment itself unmapped: the fetch faults, no op runs, the fault
+ * record is the entry's; the graph runs again once it is mapped. */
+START_TEST(graph_fault_segment_fetch)
+{
+	struct sacc_map_entry e;
+	struct sacc_buf **dst;
+	struct sacc_graph *g;
+	struct sacc_result r;
+	struct sacc_dev *dev;
+	struct gfault x;
+	uint64_t seg;
+	char msg[512];
+
+	BEGIN();
+	gfault_open(&x);
+	dev = x.dev;
+	dst = x.dst;
+	g = x.g;
+	graph_run(dev, g, 8, &r);
+	ck_assert_uint_eq(r.status, SACC_STS_OK);
+	seg = sq_entry(dev, 0).src; /* the launch above */
 	e = mapping_at(dev, seg);
 	sq_unmap(dev, &e);
 	for (int i = 0; i < 5; i++)
 		memset(va(dst[i]), CANARY, 4096);
 	graph_run(dev, g, 9, &r);
-	slot++;
 	ck_assert_uint_eq(r.status, SACC_STS_DMA_FAULT);
 	ck_assert_uint_eq(r.result_len, 0);
 	ck_assert_uint_eq(reg(dev, SACC_REG_FAULT_INFO),
@@ -466,8 +504,32 @@ START_TEST(graph_fault_middle)
 	graph_run(dev, g, 10, &r);
 	ck_assert_uint_eq(r.status, SACC_STS_OK);
 	ck_assert_int_eq(sacc_graph_destroy(g), 0);
+	sacc_close(dev);
+}
+END_TEST
 
-	/* raw segments (libsacc_unsafe.h) */
+/* Raw segments (libsacc_unsafe.h): a SEGMENT inside, a payload past the
+ * end, a source nowhere; each launch's status and failing index, and
+ * sacc_graph_explain(); the channel goes on. */
+START_TEST(graph_raw_segments)
+{
+	struct sacc_buf *src, **dst;
+	struct sacc_graph *raw;
+	struct sacc_result r;
+	struct sacc_dev *dev;
+	struct gfault x;
+	uint64_t seg;
+	char msg[512];
+
+	BEGIN();
+	gfault_open(&x);
+	dev = x.dev;
+	src = x.src;
+	dst = x.dst;
+	/* a segment's address, for the SEGMENT inside */
+	graph_run(dev, x.g, 8, &r);
+	seg = sq_entry(dev, 0).src;
+	ck_assert_int_eq(sacc_graph_destroy(x.g), 0);
 	{
 		struct sacc_desc c[4] = {
 		    {.opcode = SACC_OP_NOP},
@@ -604,5 +666,7 @@ void graph_tests(Suite *s)
 	tcase_add_test(tc, graph_10000_launches);
 	tcase_add_test(tc, graph_rewritten);
 	tcase_add_test(tc, graph_fault_middle);
+	tcase_add_test(tc, graph_fault_segment_fetch);
+	tcase_add_test(tc, graph_raw_segments);
 	tcase_add_test(tc, graph_devmem_segment);
 }

@@ -6,30 +6,42 @@
  */
 #include "driver.h"
 
-START_TEST(least_privilege)
-{
+/* Four buffers, each mapped with only the access it needs: ro (the
+ * device reads it), wo (writes it), rw (both) and tiny (100 bytes, both);
+ * ro full of random bytes, the counters cleared. */
+struct priv {
 	struct sacc_dev *dev;
-	struct sacc_buf *ro, *wo, *rw, *tiny, *bufs[4];
-	struct sacc_iova_range ranges[16];
-	struct sacc_dma_ctx *ctx;
-	struct sacc_iova_lookup lk;
-	struct sacc_map_entry me;
+	struct sacc_buf *ro, *wo, *rw, *tiny;
+};
+
+static void priv_open(struct priv *p)
+{
+	p->dev = guest_open(0, NULL);
+	p->ro = guest_buf(p->dev, 8192, SACC_DMA_TO_DEVICE, "ro");
+	p->wo = guest_buf(p->dev, 8192, SACC_DMA_FROM_DEVICE, "wo");
+	p->rw = guest_buf(p->dev, 8192, SACC_DMA_BIDIRECTIONAL, "rw");
+	p->tiny = guest_buf(p->dev, 100, SACC_DMA_BIDIRECTIONAL, "tiny");
+	fill_random(va(p->ro), 8192);
+	sacc_stats_clear(p->dev);
+}
+
+/* libsacc refuses an op the mappings forbid, and every other invalid
+ * op, before anything reaches the device; what is allowed works. */
+START_TEST(least_privilege_refused)
+{
+	struct priv p;
+	struct sacc_dev *dev;
+	struct sacc_buf *ro, *wo, *rw, *tiny;
 	struct sacc_stats st;
 	struct sacc_op op;
-	uint8_t save[8192];
-	uint64_t pg, rw_end;
-	uint32_t info;
-	int nr, ret;
 
 	BEGIN();
-	dev = guest_open(0, NULL);
-	ctx = sacc_dev_dma(dev);
-	ro = guest_buf(dev, 8192, SACC_DMA_TO_DEVICE, "ro");
-	wo = guest_buf(dev, 8192, SACC_DMA_FROM_DEVICE, "wo");
-	rw = guest_buf(dev, 8192, SACC_DMA_BIDIRECTIONAL, "rw");
-	tiny = guest_buf(dev, 100, SACC_DMA_BIDIRECTIONAL, "tiny");
-	fill_random(va(ro), 8192);
-	sacc_stats_clear(dev);
+	priv_open(&p);
+	dev = p.dev;
+	ro = p.ro;
+	wo = p.wo;
+	rw = p.rw;
+	tiny = p.tiny;
 
 	/* The library refuses what the mapping forbids. */
 	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = 4096,
@@ -71,17 +83,39 @@ START_TEST(least_privilege)
 	one_verified_op(dev, SACC_OP_XFORM, rw, wo, 8192);
 	one_verified_op(dev, SACC_OP_MEMCPY, tiny, rw, 100);
 
+	sacc_close(dev);
+}
+END_TEST
+
+/* Buffers are page granular, share no page, sit at allocated (not
+ * identity) IOVAs inside VFIO's usable ranges with an unmapped guard
+ * page between any two, and are mapped with the least access; so are
+ * the rings. */
+START_TEST(least_privilege_layout)
+{
+	struct priv p;
+	struct sacc_dev *dev;
+	struct sacc_buf *bufs[4];
+	struct sacc_iova_range ranges[16];
+	struct sacc_map_entry me;
+	uint64_t pg;
+	int nr;
+
+	BEGIN();
+	priv_open(&p);
+	dev = p.dev;
+
 	/* Page granular, guard pages, allocated (not identity) IOVAs
 	 * inside the usable ranges VFIO reports. */
 	nr = sacc_dev_iova_ranges(dev, ranges, 16, &pg);
 	ck_assert_int_ge(nr, 1);
 	ck_assert_int_le(nr, 16);
 	ck_assert_uint_eq(pg & 4096, 4096);
-	bufs[0] = ro;
-	bufs[1] = wo;
-	bufs[2] = rw;
-	bufs[3] = tiny;
-	ck_assert_uint_eq(sacc_buf_len(tiny), 100);
+	bufs[0] = p.ro;
+	bufs[1] = p.wo;
+	bufs[2] = p.rw;
+	bufs[3] = p.tiny;
+	ck_assert_uint_eq(sacc_buf_len(p.tiny), 100);
 	for (int i = 0; i < 4; i++) {
 		uint64_t s = sacc_buf_iova(bufs[i]);
 		uint64_t len = (sacc_buf_len(bufs[i]) + 4095) & ~4095ull;
@@ -131,10 +165,33 @@ START_TEST(least_privilege)
 			  VFIO_DMA_MAP_FLAG_READ);
 	ck_assert_uint_eq(mapping_at(dev, sacc_dev_cq_iova(dev)).perm,
 			  VFIO_DMA_MAP_FLAG_WRITE);
+	sacc_close(dev);
+}
+END_TEST
 
-	/* The IOMMU enforces it: raw descriptors that bypass libsacc's
-	 * checks fault instead of touching memory. */
-	sacc_stats_clear(dev);
+/* The IOMMU enforces the mappings: raw descriptors that bypass
+ * libsacc's checks fault instead of touching memory, each fault found
+ * in the registry; per-op faults are not fatal. */
+START_TEST(least_privilege_iommu)
+{
+	struct priv p;
+	struct sacc_dev *dev;
+	struct sacc_buf *ro, *wo, *rw;
+	struct sacc_dma_ctx *ctx;
+	struct sacc_iova_lookup lk;
+	struct sacc_stats st;
+	uint8_t save[8192];
+	uint64_t rw_end;
+	uint32_t info;
+
+	BEGIN();
+	priv_open(&p);
+	dev = p.dev;
+	ctx = sacc_dev_dma(dev);
+	ro = p.ro;
+	wo = p.wo;
+	rw = p.rw;
+
 	memcpy(save, va(ro), 8192);
 	info = raw_expect_fault(dev,
 				(struct sacc_desc){.src = sacc_buf_iova(rw),
@@ -205,7 +262,25 @@ START_TEST(least_privilege)
 	ck_assert_uint_eq(st.device_errors, 0);
 	one_verified_op(dev, SACC_OP_MEMCPY, ro, wo, 5000);
 
-	/* A buffer named by an op in flight cannot be freed. */
+	sacc_close(dev);
+}
+END_TEST
+
+/* A buffer named by an op in flight cannot be freed, until a reset. */
+START_TEST(busy_buffer_not_freed)
+{
+	struct priv p;
+	struct sacc_dev *dev;
+	struct sacc_buf *ro, *wo;
+	struct sacc_op op;
+	int ret;
+
+	BEGIN();
+	priv_open(&p);
+	dev = p.dev;
+	ro = p.ro;
+	wo = p.wo;
+
 	reg_set(dev, SACC_REG_CTRL, 0); /* stop the device: op stays */
 	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = 64, .src = ro,
 			      .dst = wo};
@@ -303,6 +378,9 @@ void privilege_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "privilege");
 
-	tcase_add_test(tc, least_privilege);
+	tcase_add_test(tc, least_privilege_refused);
+	tcase_add_test(tc, least_privilege_layout);
+	tcase_add_test(tc, least_privilege_iommu);
+	tcase_add_test(tc, busy_buffer_not_freed);
 	tcase_add_test(tc, per_op_errors);
 }

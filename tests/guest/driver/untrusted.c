@@ -8,6 +8,38 @@
 
 enum { REQ_FIRST, REQ_SECOND, REQ_BOGUS };
 
+/* A device whose completions the test writes: the SQ and CQ as the
+ * CPU sees them, a 4 KiB MEMCPY op to submit. */
+struct forger {
+	struct sacc_dev *dev;
+	struct sacc_buf *src, *dst;
+	struct sacc_desc *sq;
+	struct sacc_cqe *cq;
+	struct sacc_op op;
+};
+
+static void forger_open(struct forger *f)
+{
+	struct sacc_dev *dev = guest_open(0, NULL);
+
+	f->dev = dev;
+	f->src = guest_buf(dev, 4096, SACC_DMA_TO_DEVICE, "u src");
+	f->dst = guest_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "u dst");
+	f->sq = (struct sacc_desc *)(uintptr_t)mapping_at(dev,
+							  sacc_dev_sq_iova(dev))
+		    .vaddr;
+	f->cq =
+	    (struct sacc_cqe *)(uintptr_t)mapping_at(dev, sacc_dev_cq_iova(dev))
+		.vaddr;
+	f->op = (struct sacc_op){.opcode = SACC_OP_MEMCPY,
+				 .len = 4096,
+				 .src = f->src,
+				 .dst = f->dst};
+}
+
+/* A completion with a wrong req_id, length or status, or with nothing
+ * outstanding, is a device error: -EIO with what was wrong, nothing
+ * delivered, untrusted until sacc_reset(), which is the way out. */
 START_TEST(untrusted_completions)
 {
 	static const struct {
@@ -30,6 +62,7 @@ START_TEST(untrusted_completions)
 	    {"completion with nothing outstanding", 0, REQ_BOGUS, 0,
 	     SACC_STS_OK, "while nothing is outstanding"},
 	};
+	struct forger f;
 	struct sacc_dev *dev;
 	struct sacc_buf *src, *dst;
 	struct sacc_result res[4];
@@ -40,15 +73,13 @@ START_TEST(untrusted_completions)
 	int ret;
 
 	BEGIN();
-	dev = guest_open(0, NULL);
-	src = guest_buf(dev, 4096, SACC_DMA_TO_DEVICE, "u src");
-	dst = guest_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "u dst");
-	sq = (struct sacc_desc *)(uintptr_t)mapping_at(dev, sacc_dev_sq_iova(dev))
-		 .vaddr;
-	cq = (struct sacc_cqe *)(uintptr_t)mapping_at(dev, sacc_dev_cq_iova(dev))
-		 .vaddr;
-	op = (struct sacc_op){.opcode = SACC_OP_MEMCPY, .len = 4096,
-			      .src = src, .dst = dst};
+	forger_open(&f);
+	dev = f.dev;
+	src = f.src;
+	dst = f.dst;
+	sq = f.sq;
+	cq = f.cq;
+	op = f.op;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		uint32_t id;
@@ -88,7 +119,33 @@ START_TEST(untrusted_completions)
 		ck_assert_int_eq(sacc_wait(dev, 0), -EIO);
 	}
 
-	/* An entry with the previous lap's phase is not a completion yet. */
+	/* sacc_reset() is the way out: real ops work again. */
+	ck_assert_int_eq(sacc_reset(dev), 0);
+	sacc_stats(dev, &st);
+	ck_assert_uint_ge(st.abandoned, 1);
+	one_verified_op(dev, SACC_OP_XFORM, src, dst, 4096);
+	sacc_close(dev);
+}
+END_TEST
+
+/* An entry with the previous lap's phase is not a completion yet. */
+START_TEST(completion_previous_lap_phase)
+{
+	struct forger f;
+	struct sacc_dev *dev;
+	struct sacc_result res[4];
+	struct sacc_stats st0;
+	struct sacc_desc *sq;
+	struct sacc_cqe *cq;
+	struct sacc_op op;
+
+	BEGIN();
+	forger_open(&f);
+	dev = f.dev;
+	sq = f.sq;
+	cq = f.cq;
+	op = f.op;
+
 	ck_assert_int_eq(sacc_reset(dev), 0);
 	reg_set(dev, SACC_REG_CTRL, 0);
 	sacc_stats(dev, &st0);
@@ -102,8 +159,29 @@ START_TEST(untrusted_completions)
 	ck_assert_int_eq(sacc_poll(dev, res, 4), 1);
 	ck_assert_uint_eq(res[0].cookie, 55);
 	ck_assert_uint_eq(res[0].result_len, 4096);
+	sacc_close(dev);
+}
+END_TEST
 
-	/* Good results before a bad entry are delivered first. */
+/* Good results before a bad entry are delivered first; the bad entry
+ * is an error at the next poll. */
+START_TEST(completion_good_before_bad)
+{
+	struct forger f;
+	struct sacc_dev *dev;
+	struct sacc_result res[4];
+	struct sacc_stats st0, st;
+	struct sacc_desc *sq;
+	struct sacc_cqe *cq;
+	struct sacc_op op;
+
+	BEGIN();
+	forger_open(&f);
+	dev = f.dev;
+	sq = f.sq;
+	cq = f.cq;
+	op = f.op;
+
 	ck_assert_int_eq(sacc_reset(dev), 0);
 	reg_set(dev, SACC_REG_CTRL, 0);
 	sacc_stats(dev, &st0);
@@ -123,12 +201,6 @@ START_TEST(untrusted_completions)
 	sacc_stats(dev, &st);
 	ck_assert_uint_eq(st.completed, st0.completed + 1);
 	ck_assert_uint_eq(st.device_errors, st0.device_errors + 1);
-
-	/* sacc_reset() is the way out: real ops work again. */
-	ck_assert_int_eq(sacc_reset(dev), 0);
-	sacc_stats(dev, &st);
-	ck_assert_uint_ge(st.abandoned, 1);
-	one_verified_op(dev, SACC_OP_XFORM, src, dst, 4096);
 	sacc_close(dev);
 }
 END_TEST
@@ -311,6 +383,8 @@ void untrusted_device_tests(Suite *s)
 	TCase *tc = driver_tcase(s, "untrusted device");
 
 	tcase_add_test(tc, untrusted_completions);
+	tcase_add_test(tc, completion_previous_lap_phase);
+	tcase_add_test(tc, completion_good_before_bad);
 	tcase_add_test(tc, forged_completion);
 	tcase_add_test(tc, erased_completion);
 	tcase_add_test(tc, use_after_unmap_quarantined);
