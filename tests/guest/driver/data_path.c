@@ -28,8 +28,7 @@ START_TEST(random_ops)
 	s = (double)(sacc_monotonic_ns() - t0) / 1e9;
 	eng_finish(&e);
 	ck_assert_uint_eq(e.done, RANDOM_OPS);
-	/* The mix is what the issue asks for: every opcode, every octave
-	 * from 1 B to 1 MiB. */
+	/* The mix: every opcode, every octave from 1 B to 1 MiB. */
 	for (int k = 0; k < 3; k++)
 		ck_assert_msg(e.by_op[k] > RANDOM_OPS / 4, "opcode %d: only %" PRIu64,
 			      k, e.by_op[k]);

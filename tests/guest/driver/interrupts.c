@@ -124,7 +124,7 @@ START_TEST(interrupt_mode)
 END_TEST
 
 /*
- * Issue 22, what libsacc learnt from dmadev: sacc_enqueue() writes
+ * Submitting without ringing, as dmadev does: sacc_enqueue() writes
  * descriptors the device is not told about (nothing moves, nothing
  * completes) until ONE sacc_doorbell(); the eventfd in a program's own
  * poll(2) loop (sacc_dev_eventfds(), sacc_irq_take()); sacc_dev_info().

@@ -14,7 +14,7 @@
  * Identity: VERSION, DEVMEM_SIZE, BAR4 (spec 1, 10, 13, 18)
  * ==================================================================== */
 
-START_TEST(test_v04_identity)
+START_TEST(test_devmem_identity)
 {
 	struct vfio_region_info ri = {.argsz = sizeof(ri),
 				      .index = VFIO_PCI_BAR4_REGION_INDEX};
@@ -81,7 +81,7 @@ END_TEST
  * CPU loads and stores through BAR4 (spec 18: "like any RAM")
  * ==================================================================== */
 
-START_TEST(test_v04_bar4_cpu)
+START_TEST(test_devmem_bar4_cpu)
 {
 	const uint64_t at[] = {0, PAGE - 1, PAGE, 3 * MiB + 5, S - 2, S - 1};
 	struct vfio_region_info ri = {.argsz = sizeof(ri),
@@ -149,7 +149,7 @@ START_TEST(test_v04_bar4_cpu)
 	for (uint64_t i = 0; i < S / 8; i++)
 		sum += ((const volatile uint64_t *)m)[i];
 	fprintf(stderr,
-		"test_v04_bar4_cpu: %llu MiB read through BAR4 in "
+		"test_devmem_bar4_cpu: %llu MiB read through BAR4 in "
 		"%.2f s (sum %llx)\n",
 		(unsigned long long)(S >> 20), now_s() - t,
 		(unsigned long long)sum);
@@ -167,7 +167,7 @@ enum { HOST, DEV };
 /* Loop _i: 0 MEMCPY, 1 XFORM.  H2H, D2H, H2D, D2D at 4 KiB and 1 MiB,
  * aligned and not; both sides checked: dst right and nothing around it,
  * the other side's buffer untouched, the source unchanged. */
-START_TEST(test_v04_copy)
+START_TEST(test_devmem_copy)
 {
 	static const struct {
 		uint32_t len, soff, doff;
@@ -280,7 +280,7 @@ END_TEST
  * FILL (spec 19)
  * ==================================================================== */
 
-START_TEST(test_v04_fill)
+START_TEST(test_devmem_fill)
 {
 	static const struct {
 		uint32_t len, off;
@@ -381,7 +381,7 @@ END_TEST
 
 /* WRITE_INLINE and TIMESTAMP into device memory; NOP ignores the flags
  * (spec 6: its src, dst and length are ignored). */
-START_TEST(test_v04_inline_timestamp)
+START_TEST(test_devmem_inline_timestamp)
 {
 	uint8_t data[100];
 	uint64_t t0, t1, ts;
@@ -435,9 +435,9 @@ void devmem_tests(Suite *s)
 {
 	TCase *t = devmem_tc(s, "devmem");
 
-	tcase_add_test(t, test_v04_identity);
-	tcase_add_test(t, test_v04_bar4_cpu);
-	tcase_add_loop_test(t, test_v04_copy, 0, 2);
-	tcase_add_test(t, test_v04_fill);
-	tcase_add_test(t, test_v04_inline_timestamp);
+	tcase_add_test(t, test_devmem_identity);
+	tcase_add_test(t, test_devmem_bar4_cpu);
+	tcase_add_loop_test(t, test_devmem_copy, 0, 2);
+	tcase_add_test(t, test_devmem_fill);
+	tcase_add_test(t, test_devmem_inline_timestamp);
 }

@@ -16,7 +16,7 @@
  * buffers at IOVAs beyond device memory (no device addresses at all)
  * and at IOVAs inside it (whose device bytes must not move).
  */
-START_TEST(test_v04_v02_ignores_flags)
+START_TEST(test_devmem_flags_ignored_without_v3)
 {
 	const uint16_t both = SACC_DESC_F_SRC_DEV | SACC_DESC_F_DST_DEV;
 	struct dbuf *fs, *fd, *ns, *nd;
@@ -77,5 +77,5 @@ void devmem_compat_tests(Suite *s)
 {
 	TCase *t = devmem_tc(s, "devmem-compat");
 
-	tcase_add_loop_test(t, test_v04_v02_ignores_flags, 0, 3);
+	tcase_add_loop_test(t, test_devmem_flags_ignored_without_v3, 0, 3);
 }

@@ -73,7 +73,7 @@ static void range_fault(uint16_t op, uint16_t flags, uint64_t src, uint64_t dst,
 	range_untouched(what);
 }
 
-START_TEST(test_v04_range)
+START_TEST(test_devmem_range)
 {
 	const uint16_t SD = SACC_DESC_F_SRC_DEV, DD = SACC_DESC_F_DST_DEV;
 	const uint64_t top = ~0ull; /* 2^64 - 1 */
@@ -160,7 +160,7 @@ END_TEST
  * too (status 2, "checks every device-address range ... before it
  * moves a byte"): which status?  Printed, not asserted.
  */
-START_TEST(test_v04_range_vs_length)
+START_TEST(test_devmem_range_vs_length)
 {
 	static const struct {
 		uint16_t op, flags;
@@ -214,7 +214,7 @@ static bool dmar_page_seen(uint64_t mark, uint64_t addr)
 	return guest_kmsg_grep(mark, needle, NULL, 0) > 0;
 }
 
-START_TEST(test_v04_range_host_untouched)
+START_TEST(test_devmem_range_host_untouched)
 {
 	const uint64_t hole_a = IOVA_HOLE + 0x300, hole_b = IOVA_HOLE + 0x11400;
 	const uint64_t hole_c = IOVA_HOLE + 0x22010,
@@ -286,11 +286,11 @@ void devmem_range_tests(Suite *s)
 {
 	TCase *t = devmem_tc(s, "devmem-ranges");
 
-	tcase_add_test(t, test_v04_range);
-	tcase_add_test(t, test_v04_range_vs_length);
+	tcase_add_test(t, test_devmem_range);
+	tcase_add_test(t, test_devmem_range_vs_length);
 
 	t = devmem_tc(s, "devmem-faults");
 	/* IOMMU faults: paced by the DMAR ratelimit, ci/test's boot 2. */
 	tcase_set_tags(t, "dmar");
-	tcase_add_test(t, test_v04_range_host_untouched);
+	tcase_add_test(t, test_devmem_range_host_untouched);
 }

@@ -58,7 +58,7 @@ static void keep_check(struct dbuf *hs, const char *after)
 
 /* Kept across CTRL.ENABLE, a channel reset and CTRL.RESET; zeroed,
  * every byte, by FLR (VFIO_DEVICE_RESET); usable after it. */
-START_TEST(test_v04_devmem_resets)
+START_TEST(test_devmem_resets)
 {
 	struct sacc_cqe c;
 	struct dbuf *hs;
@@ -82,7 +82,7 @@ START_TEST(test_v04_devmem_resets)
 
 	t = now_s();
 	ck_assert_int_eq(ioctl(D.device, VFIO_DEVICE_RESET), 0);
-	fprintf(stderr, "test_v04_devmem_resets: VFIO_DEVICE_RESET %.3f s\n",
+	fprintf(stderr, "test_devmem_resets: VFIO_DEVICE_RESET %.3f s\n",
 		now_s() - t);
 	nz = dm_first_nonzero();
 	ck_assert_msg(nz < 0, "after FLR device memory byte 0x%llx is 0x%02x",
@@ -101,7 +101,7 @@ END_TEST
 
 /* Opening the device through VFIO resets it (spec 18): the next user
  * sees none of the last one's device memory. */
-START_TEST(test_v04_devmem_reopen)
+START_TEST(test_devmem_reopen)
 {
 	int64_t nz;
 
@@ -122,6 +122,6 @@ void devmem_reset_tests(Suite *s)
 {
 	TCase *t = devmem_tc(s, "devmem-resets");
 
-	tcase_add_test(t, test_v04_devmem_resets);
-	tcase_add_test(t, test_v04_devmem_reopen);
+	tcase_add_test(t, test_devmem_resets);
+	tcase_add_test(t, test_devmem_reopen);
 }

@@ -123,7 +123,7 @@ static void sq_dev_inline_wrap(struct vq *q, struct dbuf *hd)
 
 /* MODE.V3|SQ_DEV with the tail doorbell: laps, inline wrap; then
  * MODE.SQ_DEV alone (it does not need V3: flags ignored, no FILL). */
-START_TEST(test_v04_sq_dev)
+START_TEST(test_devmem_sq_dev)
 {
 	struct dbuf *hs, *hd, *fs, *fd;
 	struct sacc_cqe c;
@@ -167,7 +167,7 @@ END_TEST
 
 /* MODE.TOKEN|V3|SQ_DEV: SQ and PUT word in device memory, the token
  * doorbell; laps, inline wrap, a bad PUT value then a good one. */
-START_TEST(test_v04_sq_dev_token)
+START_TEST(test_devmem_sq_dev_token)
 {
 	struct dbuf *hs, *hd;
 	uint32_t id;
@@ -205,7 +205,7 @@ END_TEST
 
 /* Enable with the SQ or the PUT word out of device memory: STATUS.ERROR,
  * ERR_CODE 2; the boundaries just inside work (spec 4, 18). */
-START_TEST(test_v04_sq_dev_enable)
+START_TEST(test_devmem_sq_dev_enable)
 {
 	const uint32_t V = SACC_MODE_V3 | SACC_MODE_SQ_DEV;
 	const uint32_t T = V | SACC_MODE_TOKEN;
@@ -311,7 +311,7 @@ void devmem_sq_tests(Suite *s)
 {
 	TCase *t = devmem_tc(s, "devmem-sq");
 
-	tcase_add_test(t, test_v04_sq_dev);
-	tcase_add_test(t, test_v04_sq_dev_token);
-	tcase_add_test(t, test_v04_sq_dev_enable);
+	tcase_add_test(t, test_devmem_sq_dev);
+	tcase_add_test(t, test_devmem_sq_dev_token);
+	tcase_add_test(t, test_devmem_sq_dev_enable);
 }

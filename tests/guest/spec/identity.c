@@ -23,7 +23,7 @@ START_TEST(test_identity)
 {
 	struct vfio_device_info di = {.argsz = sizeof(di)};
 	/* v0.4: BAR4 is DEVMEM_SIZE bytes (spec 1, 18; its own probes in
-	 * spec_v04.c); BAR5 is its upper half, no region of its own. */
+	 * devmem.c); BAR5 is its upper half, no region of its own. */
 	const uint64_t bar_size[6] = {SACC_BAR0_SIZE, SACC_BAR1_SIZE,
 				      SACC_BAR2_SIZE, 0,
 				      b2_rd64(&D, SACC_DEV_DEVMEM_SIZE)};

@@ -21,7 +21,7 @@ static void *reset_later(void *arg)
 	return NULL;
 }
 
-/* Issue 9, 3: sacc_wait(dev, -1) when the device is reset under it. */
+/* sacc_wait(dev, -1) when the device is reset under it. */
 START_TEST(test_wait_forever_device_reset)
 {
 	struct sacc_dev *dev = fake_open(8, 8);
@@ -76,7 +76,7 @@ START_TEST(test_hung_device_bounded)
 END_TEST
 
 /*
- * Issue 9, 4: the kernel's device request (unbind) arrives on its
+ * The kernel's device request (unbind) arrives on its
  * eventfd; libsacc lets go of the device at its next slow-path look.
  */
 START_TEST(test_device_request)

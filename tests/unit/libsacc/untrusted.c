@@ -94,7 +94,7 @@ START_TEST(test_completion_nothing_outstanding)
 END_TEST
 
 /*
- * Issue 9, 1: a well-formed completion forged into a CQ slot the driver
+ * A well-formed completion forged into a CQ slot the driver
  * already consumed (by a DMA the device was told to do), naming a
  * queued 1 MiB XFORM the device never ran because the CQ was full.
  * The device keeps one CQ slot free, so CQ_SIZE valid entries before a
@@ -268,7 +268,7 @@ START_TEST(test_stall_probe_slow_device)
 END_TEST
 
 /*
- * Issue 9, 2: a NOP's completion overwritten with 16 zero bytes before
+ * A NOP's completion overwritten with 16 zero bytes before
  * it is reaped, the device's next completion in the following slot.
  */
 START_TEST(test_erased_completion)
