@@ -57,7 +57,7 @@ extern uint64_t cur_t0;
 #define BEGIN()                                                                \
 	do {                                                                   \
 		cur_test = __func__;                                           \
-		cur_t0 = sacc_monotonic_ns();                                             \
+		cur_t0 = sacc_monotonic_ns();                                  \
 		rng = seed ^ (uint64_t)__LINE__ * 0x9e3779b97f4a7c15ull;       \
 		if (!rng)                                                      \
 			rng = 1;                                               \

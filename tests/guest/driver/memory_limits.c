@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * memory_limits.c - memory the system will not give: RLIMIT_MEMLOCK too low (in a
- * child without CAP_IPC_LOCK), more than MemAvailable, VFIO's
+ * memory_limits.c - memory the system will not give: RLIMIT_MEMLOCK too
+ * low (in a child without CAP_IPC_LOCK), more than MemAvailable, VFIO's
  * dma_entry_limit; each refused with what to do, nothing left pinned
  */
 #include <fcntl.h>

@@ -359,7 +359,8 @@ bool has_devmem(struct sacc_dev *dev)
 	}
 	ck_assert_int_eq(sacc_devmem_alloc(dev, 4096, "none", &b), -ENOTSUP);
 	assert_msg_has(sacc_errmsg(dev), "no device memory");
-	fprintf(stderr, "    (no device memory: %s; device memory checks skipped)\n",
+	fprintf(stderr,
+		"    (no device memory: %s; device memory checks skipped)\n",
 		in.why ? in.why : "?");
 	return false;
 }
