@@ -9,7 +9,7 @@
  * before and after read the same and compare equal: no blanks, members
  * in the schema's order, numbers in decimal, addresses as "0x..." hex
  * strings, and strings escaped as json-c escapes them (below).
- * tests/unit/test_faultlog.c holds the two side by side.
+ * tests/unit/faultlog/journal_lines.c holds the two side by side.
  */
 #include <errno.h>
 #include <inttypes.h>

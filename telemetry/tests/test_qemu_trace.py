@@ -2,7 +2,7 @@
 """telemetry/tools/qemu_trace.py on tests/fixtures/qemu_trace/lines.txt.
 
 The C reader of the same lines, faultlog's sacc_trace_parse_line(), is
-checked on the same file by tests/unit/test_faultlog.c (test_trace_shared):
+checked on the same file by tests/unit/faultlog/trace.c (test_trace_shared):
 one fixture, so the two readers cannot drift apart unseen.
 """
 import os

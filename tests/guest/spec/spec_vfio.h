@@ -234,11 +234,6 @@ void q_expect_ready(struct vq *q);
 /* The DMAR account (0, or -errno); once, before the tests fork. */
 int dmar_init(void);
 
-/* v0.4's probes (spec_v04.c): their test cases, added to @s. */
-void spec_v04_add(Suite *s);
-/* v0.4's segment probes (spec_v04_seg.c). */
-void spec_v04_seg_add(Suite *s);
-
 /* Check fixture: D is device 0, opened and reset. */
 void setup(void);
 void teardown(void);
