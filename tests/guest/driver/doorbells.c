@@ -183,6 +183,56 @@ START_TEST(doorbell_syscall_failure)
 }
 END_TEST
 
+/*
+ * A reap loop that waits while the device owes completions
+ * (sacc_outstanding() > sacc_unrung()) ends with an enqueued, unrung
+ * WRITE_INLINE behind it: both count SQ slots, the inline's payload
+ * slots too.  An outside three-channel workload waited forever here when
+ * sacc_unrung() counted operations (1 against 1 + 2 slots); nothing of
+ * the inline lands before its doorbell, all of it after.
+ */
+START_TEST(enqueue_inline_reap_ends)
+{
+	struct sacc_open_opts o = {.flags = SACC_OPEN_V3};
+	struct sacc_result res[4];
+	struct sacc_dev *dev;
+	struct sacc_buf *dst;
+	uint8_t payload[44];
+	struct sacc_op ops[2] = {{.opcode = SACC_OP_NOP, .cookie = 1}};
+	uint64_t t0;
+	int n;
+
+	BEGIN();
+	dev = guest_open(0, &o);
+	dst = guest_buf(dev, 4096, SACC_DMA_FROM_DEVICE, "inline dst");
+	memset(va(dst), CANARY, 4096);
+	fill_random(payload, sizeof(payload));
+	ops[1] = (struct sacc_op){.opcode = SACC_OP_WRITE_INLINE,
+				  .len = sizeof(payload), .dst = dst,
+				  .dst_off = 100, .data = payload, .cookie = 2};
+	ck_assert_int_eq(sacc_submit(dev, ops, 1), 1);
+	ck_assert_int_eq(sacc_enqueue(dev, ops + 1, 1), 1);
+	ck_assert_uint_eq(sacc_unrung(dev), 1 + SACC_INLINE_SLOTS(44));
+	t0 = sacc_monotonic_ns();
+	while (sacc_outstanding(dev) > sacc_unrung(dev)) {
+		n = sacc_poll(dev, res, 4);
+		ck_assert_msg(n >= 0, "poll: %s", sacc_errmsg(dev));
+		ck_assert_msg(sacc_monotonic_ns() - t0 < 5000000000ull,
+			      "reap on outstanding %u > unrung %u did not end "
+			      "in 5 s with the device idle",
+			      sacc_outstanding(dev), sacc_unrung(dev));
+	}
+	ck_assert_uint_eq(va(dst)[100], CANARY); /* not rung: not run */
+	ck_assert_int_eq(sacc_doorbell(dev), 0);
+	reap_n(dev, res, 1);
+	ck_assert_uint_eq(res[0].cookie, 2);
+	ck_assert_uint_eq(res[0].status, SACC_STS_OK);
+	ck_assert_mem_eq(va(dst) + 100, payload, sizeof(payload));
+	ck_assert_uint_eq(sacc_outstanding(dev), 0);
+	sacc_close(dev);
+}
+END_TEST
+
 void doorbell_tests(Suite *s)
 {
 	TCase *tc = driver_tcase(s, "doorbells");
@@ -190,4 +240,5 @@ void doorbell_tests(Suite *s)
 	tcase_add_test(tc, doorbell_modes);
 	tcase_add_test(tc, doorbell_repeat);
 	tcase_add_test(tc, doorbell_syscall_failure);
+	tcase_add_test(tc, enqueue_inline_reap_ends);
 }
