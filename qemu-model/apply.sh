@@ -4,7 +4,8 @@
 # apply.sh QEMU_SRC_DIR - add the SACC device and its qtest to a QEMU tree.
 #
 # Copies qemu-model/sacc.c, sacc.h, sacc-monitor.c and sacc.json (the
-# monitor's schema), include/sacc_hw.h, the names table (hw/names.c,
+# monitor's schema), include/sacc_hw.h, the ring arithmetic
+# (rings/sacc_ring.h), the names table (hw/names.c,
 # include/sacc_hw_names.h), qemu-model/sacc-test.c and
 # qemu-model/vtd-access-test.c into the tree, adds marked blocks to hw/misc/Kconfig,
 # hw/misc/meson.build, hw/misc/trace-events and tests/qtest/meson.build,
@@ -31,7 +32,8 @@ for f in hw/misc/Kconfig hw/misc/meson.build hw/misc/trace-events \
 done
 for f in "$here/sacc.c" "$here/sacc.h" "$here/sacc-monitor.c" "$here/sacc.json" \
 	 "$here/sacc-test.c" "$here/vtd-access-test.c" "$here/trace-events" \
-	 "$repo/include/sacc_hw.h" "$repo/include/sacc_hw_names.h" \
+	 "$repo/include/sacc_hw.h" "$repo/rings/sacc_ring.h" \
+	 "$repo/include/sacc_hw_names.h" \
 	 "$repo/hw/names.c"; do
 	[ -f "$f" ] || die "missing $f"
 done
@@ -98,6 +100,9 @@ install_if_changed "$here/sacc.h" "$qemu/include/hw/misc/sacc.h"
 install_if_changed "$here/sacc-monitor.c" "$qemu/hw/misc/sacc-monitor.c"
 install_if_changed "$here/sacc.json" "$qemu/qapi/sacc.json"
 install_if_changed "$repo/include/sacc_hw.h" "$qemu/include/hw/misc/sacc_hw.h"
+# The ring arithmetic the driver uses, header-only (sacc_ring_next() ...),
+# beside sacc_hw.h, which it includes by its bare name.
+install_if_changed "$repo/rings/sacc_ring.h" "$qemu/include/hw/misc/sacc_ring.h"
 install_if_changed "$repo/include/sacc_hw_names.h" \
 	"$qemu/include/hw/misc/sacc_hw_names.h"
 # The one names table (hw/names.c), for the monitor's decoding; QEMU's

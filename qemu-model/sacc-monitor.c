@@ -220,7 +220,8 @@ static SaccDescList *sacc_segment_decode(SaccState *s, const SaccDesc *e)
  * SQ slot @index of @ch, decoded: its inline payload from the slots after
  * it (wrapping), a segment's commands from the segment.
  */
-static SaccDesc *sacc_sq_slot(SaccState *s, SaccChannel *ch, uint32_t index)
+static SaccDesc *sacc_mon_sq_slot(SaccState *s, SaccChannel *ch,
+                                  uint32_t index)
 {
     const SaccChanRegs *r = &ch->regs;
     const bool dev = r->mode & SACC_MODE_SQ_DEV;
@@ -236,7 +237,7 @@ static SaccDesc *sacc_sq_slot(SaccState *s, SaccChannel *ch, uint32_t index)
         uint32_t k, got = 0;
 
         for (k = 0; got < q->length; k++) {
-            uint32_t slot = (index + 1 + k) % r->sq_size;
+            uint32_t slot = sacc_ring_add(index, 1 + k, r->sq_size);
             uint32_t n = MIN(32, q->length - got);
 
             if (sacc_peek(s, r->sq_base + (uint64_t)slot * 32, dev,
@@ -288,17 +289,17 @@ static SaccDescList *sacc_sq_view(SaccState *s, SaccChannel *ch,
     if (!(ch->regs.status & SACC_STATUS_READY) || !size) {
         return NULL;
     }
-    pending = (ring->sq_tail + size - ring->sq_head) % size;
+    pending = sacc_ring_used(ring->sq_head, ring->sq_tail, size);
     count = MIN(count, size);
     first = pending >= count
             ? ring->sq_head
             : (ring->sq_head + size - (count - pending) / 2) % size;
     for (i = 0; i < count; i++) {
         uint32_t idx = (first + i) % size;
-        SaccDesc *q = sacc_sq_slot(s, ch, idx);
+        SaccDesc *q = sacc_mon_sq_slot(s, ch, idx);
 
         q->has_pending = true;
-        q->pending = (idx + size - ring->sq_head) % size < pending;
+        q->pending = sacc_ring_used(ring->sq_head, idx, size) < pending;
         QAPI_LIST_APPEND(tail, q);
     }
     return head;
@@ -375,8 +376,8 @@ static SaccChannelInfo *sacc_channel_info(SaccState *s, SaccChannel *ch,
     c->cq_tail = ring->cq_tail;
     c->phase = ring->phase;
     c->outstanding = r->sq_size && (r->status & SACC_STATUS_READY)
-                     ? (ring->sq_tail + r->sq_size - ring->sq_head) %
-                           r->sq_size
+                     ? sacc_ring_used(ring->sq_head, ring->sq_tail,
+                                      r->sq_size)
                      : 0;
     c->token_pending = ch->token;
     c->db_pending = qatomic_read(&ch->db_pending);

@@ -50,10 +50,11 @@
  *    (SaccChanRegs) and are reset in one place, sacc_chan_regs_reset().
  *    BAR0 page 0 and the channel's BAR2 block are two windows on them
  *    (sacc_chan_read(), sacc_chan_write()).
- *  - The device keeps its own ring indices and phase (SaccDevRing,
- *    sacc_dev_ring_*()).  They implement the device's half of the ring
- *    rules in docs/spec.md and share no code with the driver's rings/
- *    library, which QEMU does not link.
+ *  - The device keeps its own ring indices and phase (SaccDevRing) and
+ *    moves them with the driver's own arithmetic, rings/sacc_ring.h's
+ *    header-only sacc_ring_*(): one rendering of the ring rules of
+ *    docs/spec.md for both sides (apply.sh copies the header next to
+ *    sacc_hw.h; QEMU links none of rings/' code).
  */
 
 #include "qemu/osdep.h"
@@ -139,23 +140,10 @@ typedef struct SaccBudget {
     uint64_t bytes;
 } SaccBudget;
 
-/*
- * Device-side ring helpers.  Sizes are checked at enable and the size
- * registers are locked while CTRL.ENABLE is set, so while STATUS.READY
- * both sizes are powers of two in [SACC_RING_MIN_ENTRIES,
- * SACC_RING_MAX_ENTRIES].
- */
-static bool sacc_dev_ring_size_valid(uint32_t n)
+/* True if @bytes of ring memory at @base would run past 2^64. */
+static bool sacc_dev_ring_wraps(uint64_t base, uint64_t bytes)
 {
-    return is_power_of_2(n) && n >= SACC_RING_MIN_ENTRIES &&
-           n <= SACC_RING_MAX_ENTRIES;
-}
-
-/* True if a ring of @entries at @base would run past 2^64. */
-static bool sacc_dev_ring_wraps(uint64_t base, uint32_t entries,
-                                size_t entry_size)
-{
-    return base + (uint64_t)entries * entry_size - 1 < base;
+    return base + bytes - 1 < base;
 }
 
 /* All indices 0; @phase is 1 when starting a ring, 0 when stopping. */
@@ -166,45 +154,6 @@ static void sacc_dev_ring_reset(SaccDevRing *ring, uint16_t phase)
     ring->cq_head = 0;
     ring->cq_tail = 0;
     ring->phase = phase;
-}
-
-static bool sacc_dev_ring_sq_empty(const SaccDevRing *ring)
-{
-    return ring->sq_head == ring->sq_tail;
-}
-
-/* SQ slots from the head up to the tail. */
-static uint32_t sacc_dev_ring_sq_pending(const SaccDevRing *ring,
-                                         uint32_t sq_size)
-{
-    return (ring->sq_tail - ring->sq_head) & (sq_size - 1);
-}
-
-/* NVMe rule: one CQ slot stays free, so a full ring never looks empty. */
-static bool sacc_dev_ring_cq_full(const SaccDevRing *ring, uint32_t cq_size)
-{
-    return (ring->cq_tail + 1) % cq_size == ring->cq_head;
-}
-
-/* Move the SQ head past @n slots (n <= sacc_dev_ring_sq_pending()). */
-static void sacc_dev_ring_sq_skip(SaccDevRing *ring, uint32_t sq_size,
-                                  uint32_t n)
-{
-    ring->sq_head = (ring->sq_head + n) % sq_size;
-}
-
-static void sacc_dev_ring_sq_advance(SaccDevRing *ring, uint32_t sq_size)
-{
-    sacc_dev_ring_sq_skip(ring, sq_size, 1);
-}
-
-/* The phase flips each time the CQ tail wraps. */
-static void sacc_dev_ring_cq_advance(SaccDevRing *ring, uint32_t cq_size)
-{
-    if (++ring->cq_tail == cq_size) {
-        ring->cq_tail = 0;
-        ring->phase ^= 1;
-    }
 }
 
 /* Every channel register to its power-on value: the one place. */
@@ -367,8 +316,8 @@ static void sacc_enable(SaccState *s, SaccChannel *ch)
 {
     SaccChanRegs *r = &ch->regs;
 
-    if (!sacc_dev_ring_size_valid(r->sq_size) ||
-        !sacc_dev_ring_size_valid(r->cq_size)) {
+    if (!sacc_ring_size_valid(r->sq_size) ||
+        !sacc_ring_size_valid(r->cq_size)) {
         SACC_GUEST_ERROR(&r->err_code, SACC_ERR_INVALID,
                          sacc_guest_error_enable_ring_size,
                          "ch %u sq_size %u cq_size %u",
@@ -384,8 +333,7 @@ static void sacc_enable(SaccState *s, SaccChannel *ch)
                          sacc_guest_error_enable_put_align,
                          "ch %u put_addr 0x%" PRIx64, ch->id, r->put_addr);
     } else if ((r->mode & SACC_MODE_SQ_DEV) &&
-               (!sacc_devmem_has(s, r->sq_base, (uint64_t)r->sq_size *
-                                                    sizeof(struct sacc_desc)) ||
+               (!sacc_devmem_has(s, r->sq_base, sacc_sq_bytes(r->sq_size)) ||
                 ((r->mode & SACC_MODE_TOKEN) &&
                  !sacc_devmem_has(s, r->put_addr, sizeof(uint32_t))))) {
         SACC_GUEST_ERROR(&r->err_code, SACC_ERR_DMA,
@@ -393,10 +341,8 @@ static void sacc_enable(SaccState *s, SaccChannel *ch)
                          "ch %u sq 0x%" PRIx64 "/%u put 0x%" PRIx64
                          " devmem 0x%" PRIx64, ch->id, r->sq_base,
                          r->sq_size, r->put_addr, s->devmem_size);
-    } else if (sacc_dev_ring_wraps(r->sq_base, r->sq_size,
-                                   sizeof(struct sacc_desc)) ||
-               sacc_dev_ring_wraps(r->cq_base, r->cq_size,
-                                   sizeof(struct sacc_cqe))) {
+    } else if (sacc_dev_ring_wraps(r->sq_base, sacc_sq_bytes(r->sq_size)) ||
+               sacc_dev_ring_wraps(r->cq_base, sacc_cq_bytes(r->cq_size))) {
         SACC_GUEST_ERROR(&r->err_code, SACC_ERR_DMA,
                          sacc_guest_error_enable_ring_wrap,
                          "ch %u sq 0x%" PRIx64 "/%u cq 0x%" PRIx64 "/%u",
@@ -1115,8 +1061,9 @@ static bool sacc_others_busy(SaccState *s, SaccChannel *ch)
         if (o != ch && (o->regs.status & SACC_STATUS_READY) &&
             (o->token ||
              ((o->cur.active || o->seg.active ||
-               !sacc_dev_ring_sq_empty(&o->ring)) &&
-              !sacc_dev_ring_cq_full(&o->ring, o->regs.cq_size)))) {
+               !sacc_ring_empty(o->ring.sq_head, o->ring.sq_tail)) &&
+              !sacc_ring_full(o->ring.cq_head, o->ring.cq_tail,
+                              o->regs.cq_size)))) {
             return true;
         }
     }
@@ -1467,7 +1414,8 @@ static bool sacc_execute_inline(SaccState *s, SaccChannel *ch,
 {
     SaccDevRing *ring = &ch->ring;
     const uint32_t sq_size = ch->regs.sq_size;
-    const uint32_t avail = sacc_dev_ring_sq_pending(ring, sq_size);
+    const uint32_t avail = sacc_ring_used(ring->sq_head, ring->sq_tail,
+                                          sq_size);
     const uint64_t slots = SACC_INLINE_SLOTS(d->length);
     const uint32_t len = d->length;
     const bool sq_dev = ch->regs.mode & SACC_MODE_SQ_DEV;
@@ -1476,7 +1424,8 @@ static bool sacc_execute_inline(SaccState *s, SaccChannel *ch,
     SaccDmaResult r;
 
     if (len < 1 || len > SACC_INLINE_MAX || slots > avail) {
-        sacc_dev_ring_sq_skip(ring, sq_size, MIN(slots, avail));
+        ring->sq_head = sacc_ring_add(ring->sq_head, MIN(slots, avail),
+                                      sq_size);
         *status = SACC_STS_BAD_LENGTH;
         SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_INVALID,
                          sacc_guest_error_inline_length,
@@ -1503,7 +1452,7 @@ static bool sacc_execute_inline(SaccState *s, SaccChannel *ch,
         sacc_ring_fatal(s, ch, SACC_FAULT_INLINE_READ, fault, d->req_id);
         return false;
     }
-    sacc_dev_ring_sq_skip(ring, sq_size, slots);
+    ring->sq_head = sacc_ring_add(ring->sq_head, slots, sq_size);
 
     /* Then the destination, exactly as a MEMCPY's. */
     return sacc_write_dst(s, ch, d, s->bounce, len, epoch, status,
@@ -1668,7 +1617,10 @@ static bool sacc_post_cqe(SaccState *s, SaccChannel *ch, uint32_t epoch,
 
     trace_sacc_cqe_post(ch->id, ring->cq_tail, req_id, status, result_len,
                         ring->phase, engine_ns);
-    sacc_dev_ring_cq_advance(ring, ch->regs.cq_size);
+    ring->cq_tail = sacc_ring_next(ring->cq_tail, ch->regs.cq_size);
+    if (ring->cq_tail == 0) { /* the phase flips each time it wraps */
+        ring->phase ^= 1;
+    }
     return true;
 }
 
@@ -1903,7 +1855,7 @@ static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
     trace_sacc_desc_fetch(ch->id, ch->ring.sq_head, d.opcode, d.req_id,
                           d.src, d.dst, d.length, d.flags,
                           le32_to_cpu(d.reserved));
-    sacc_dev_ring_sq_advance(&ch->ring, ch->regs.sq_size);
+    ch->ring.sq_head = sacc_ring_next(ch->ring.sq_head, ch->regs.sq_size);
 
     trace_sacc_op_start(ch->id, d.req_id, d.opcode,
                         SACC_TRACE_NS(TRACE_SACC_OP_START));
@@ -1968,11 +1920,12 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
     /* The epoch check catches a reset caused by our own DMA or MSI. */
     while (ch->epoch == epoch && (ch->regs.status & SACC_STATUS_READY) &&
            (ch->cur.active || ch->seg.active ||
-            !sacc_dev_ring_sq_empty(&ch->ring))) {
+            !sacc_ring_empty(ch->ring.sq_head, ch->ring.sq_tail))) {
         int64_t n;
 
         /* CQ full (one slot stays free); CQ_HEAD will reschedule us. */
-        if (sacc_dev_ring_cq_full(&ch->ring, ch->regs.cq_size)) {
+        if (sacc_ring_full(ch->ring.cq_head, ch->ring.cq_tail,
+                           ch->regs.cq_size)) {
             trace_sacc_cq_full(ch->id, ch->ring.cq_tail, ch->ring.cq_head);
             break;
         }
@@ -2370,7 +2323,7 @@ static void sacc_cq_head_write(SaccState *s, SaccChannel *ch, uint32_t val)
     sacc_yield_hint(s);
     ch->ring.cq_head = val;
     /* The slot may have unblocked a stalled ring. */
-    if (!sacc_dev_ring_sq_empty(&ch->ring)) {
+    if (!sacc_ring_empty(ch->ring.sq_head, ch->ring.sq_tail)) {
         sacc_kick(s);
     }
 }

@@ -13,6 +13,7 @@
 #include "hw/pci/pci.h"
 #include "qom/object.h"
 #include "hw/misc/sacc_hw.h"
+#include "hw/misc/sacc_ring.h"
 
 #define TYPE_SACC "sacc"
 OBJECT_DECLARE_SIMPLE_TYPE(SaccState, SACC)
@@ -44,9 +45,12 @@ typedef struct SaccChanRegs {
 
 /*
  * The device's ring indices and phase, meaningful only while
- * STATUS.READY.  This is the device's own copy of the ring rules of
- * docs/spec.md (the driver's is rings/sacc_ring.h, which QEMU does not
- * link); only the sacc_dev_ring_*() helpers below move these indices.
+ * STATUS.READY: the device's half of the ring rules of docs/spec.md.
+ * They move by the driver's own arithmetic, rings/sacc_ring.h's
+ * header-only sacc_ring_*() (sacc_ring_next(), sacc_ring_full(), ...),
+ * which needs power-of-two sizes: sizes are checked at enable and locked
+ * while CTRL.ENABLE is set, so while READY both are powers of two in
+ * [SACC_RING_MIN_ENTRIES, SACC_RING_MAX_ENTRIES].
  */
 typedef struct SaccDevRing {
     uint32_t sq_head; /* next descriptor to fetch */
