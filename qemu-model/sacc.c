@@ -204,7 +204,7 @@ static void sacc_set_err_code(uint32_t *err_code, uint32_t err)
     } while (0)
 
 /* Channel @ch's MSI-X vector is vector @ch (docs/spec.md section 8). */
-static void sacc_raise_irq(SaccState *s, SaccChannel *ch, uint32_t bits)
+static void sacc_irq_raise(SaccState *s, SaccChannel *ch, uint32_t bits)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     bool msix = msix_enabled(pdev);
@@ -219,7 +219,7 @@ static void sacc_raise_irq(SaccState *s, SaccChannel *ch, uint32_t bits)
     }
 }
 
-static void sacc_record_fault(SaccChannel *ch, uint32_t info, uint64_t addr,
+static void sacc_fault_record(SaccChannel *ch, uint32_t info, uint64_t addr,
                               uint32_t req_id)
 {
     trace_sacc_dma_fault(info, addr, req_id);
@@ -254,7 +254,7 @@ static void sacc_db_hint_update(SaccChannel *ch)
 static void sacc_ring_fatal(SaccState *s, SaccChannel *ch, uint32_t info,
                             uint64_t addr, uint32_t req_id)
 {
-    sacc_record_fault(ch, info, addr, req_id);
+    sacc_fault_record(ch, info, addr, req_id);
     SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA, sacc_ring_fatal,
                      "info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
                      info, addr, req_id);
@@ -264,7 +264,7 @@ static void sacc_ring_fatal(SaccState *s, SaccChannel *ch, uint32_t info,
                           SACC_STATUS_ERROR);
     trace_sacc_chan_stopped(ch->id, ch->regs.status, ch->regs.err_code);
     sacc_db_hint_update(ch);
-    sacc_raise_irq(s, ch, SACC_IRQ_FATAL);
+    sacc_irq_raise(s, ch, SACC_IRQ_FATAL);
 }
 
 /*
@@ -296,7 +296,7 @@ static void sacc_chan_power_on(SaccChannel *ch)
 }
 
 /* Return every register to its power-on value and forget all work. */
-static void sacc_reset(SaccState *s, const char *why)
+static void sacc_device_reset(SaccState *s, const char *why)
 {
     unsigned int i;
 
@@ -407,10 +407,10 @@ static MemTxResult sacc_dma_rw(SaccState *s, uint64_t addr, void *buf,
  * every byte before that page may have landed and none after it.  With
  * @dev, @addr is a device address (v0.4): plain memory, no fault.
  */
-static SaccDmaResult sacc_dma(SaccState *s, SaccChannel *ch, uint64_t addr,
-                              bool dev, uint8_t *buf, uint32_t len,
-                              DMADirection dir, uint32_t epoch,
-                              uint64_t *fault)
+static SaccDmaResult sacc_dma_pages(SaccState *s, SaccChannel *ch,
+                                    uint64_t addr, bool dev, uint8_t *buf,
+                                    uint32_t len, DMADirection dir,
+                                    uint32_t epoch, uint64_t *fault)
 {
     if (dev) { /* device memory: the caller checked the range */
         if (dir == DMA_DIRECTION_TO_DEVICE) {
@@ -476,8 +476,8 @@ static void sacc_pattern(uint8_t *buf, uint64_t pattern, uint32_t len)
  * SQ: device memory with MODE.SQ_DEV (its range checked at enable),
  * else DMA.
  */
-static MemTxResult sacc_ring_read(SaccState *s, SaccChannel *ch,
-                                  uint64_t addr, void *buf, uint32_t len)
+static MemTxResult sacc_dma_ring_read(SaccState *s, SaccChannel *ch,
+                                      uint64_t addr, void *buf, uint32_t len)
 {
     if (ch->regs.mode & SACC_MODE_SQ_DEV) {
         memcpy(buf, s->devmem + addr, len);
@@ -488,7 +488,7 @@ static MemTxResult sacc_ring_read(SaccState *s, SaccChannel *ch,
 
 /*
  * MEMCPY and XFORM, staged: all of src into the bounce buffer, page by
- * page, then the bounce buffer to dst, page by page (sacc_dma()).  This
+ * page, then the bounce buffer to dst, page by page (sacc_dma_pages()).  This
  * is the reference for the direct path below, which must behave the
  * same, and what runs with x-direct-copy=off or where a buffer is not
  * plain RAM.  *info and *fault describe a fault.
@@ -507,9 +507,10 @@ static SaccDmaResult sacc_copy_staged(SaccState *s, SaccChannel *ch,
     if (d->opcode == SACC_OP_FILL) {
         sacc_pattern(s->bounce, d->src, d->length);
     } else {
-        r = sacc_dma(s, ch, d->src, sacc_desc_dev(ch, d, SACC_DESC_F_SRC_DEV),
-                     s->bounce, d->length, DMA_DIRECTION_TO_DEVICE, epoch,
-                     fault);
+        r = sacc_dma_pages(s, ch, d->src,
+                           sacc_desc_dev(ch, d, SACC_DESC_F_SRC_DEV),
+                           s->bounce, d->length, DMA_DIRECTION_TO_DEVICE,
+                           epoch, fault);
         if (r != SACC_DMA_OK) {
             return r;
         }
@@ -521,9 +522,10 @@ static SaccDmaResult sacc_copy_staged(SaccState *s, SaccChannel *ch,
     }
     *info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
     *fault = d->dst;
-    return sacc_dma(s, ch, d->dst, sacc_desc_dev(ch, d, SACC_DESC_F_DST_DEV),
-                    s->bounce, d->length, DMA_DIRECTION_FROM_DEVICE, epoch,
-                    fault);
+    return sacc_dma_pages(s, ch, d->dst,
+                          sacc_desc_dev(ch, d, SACC_DESC_F_DST_DEV),
+                          s->bounce, d->length, DMA_DIRECTION_FROM_DEVICE,
+                          epoch, fault);
 }
 
 /*
@@ -741,11 +743,11 @@ static SaccAtcEntry *sacc_atc_insert(SaccAtc *atc, uint64_t addr,
  * page failed, else the failing page.  The caller holds the RCU read
  * lock for as long as it uses the pieces.
  */
-static SaccMapResult sacc_map_buffer(SaccState *s, SaccChannel *ch,
-                                     uint64_t addr, bool dev, uint32_t len,
-                                     bool is_write, uint32_t epoch,
-                                     SaccAtc *atc, SaccPiece *pieces,
-                                     uint32_t *n, uint64_t *fault)
+static SaccMapResult sacc_dma_map_buffer(SaccState *s, SaccChannel *ch,
+                                         uint64_t addr, bool dev, uint32_t len,
+                                         bool is_write, uint32_t epoch,
+                                         SaccAtc *atc, SaccPiece *pieces,
+                                         uint32_t *n, uint64_t *fault)
 {
     const uint64_t pmask = SACC_PAGE_SIZE - 1;
     PCIDevice *pdev = PCI_DEVICE(s);
@@ -938,8 +940,8 @@ static uint32_t sacc_pieces_move(const SaccPiece *src, const SaccPiece *dst,
  * Tell QEMU what sacc_pieces_move() wrote (dirty bits, TCG's translated
  * code); with or without the BQL.
  */
-static void sacc_pieces_written(SaccState *s, const SaccPiece *dst,
-                                uint32_t ndst, uint32_t upto)
+static void sacc_dma_pieces_written(SaccState *s, const SaccPiece *dst,
+                                    uint32_t ndst, uint32_t upto)
 {
     AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
     uint32_t i;
@@ -1019,8 +1021,8 @@ static bool sacc_dma_atc(SaccState *s, uint64_t addr, void *buf,
     host = e->host + (addr & pmask);
     if (is_write) {
         memcpy(host, buf, len);
-        sacc_pieces_written(s, &(SaccPiece) { .ptr = host, .len = len }, 1,
-                            len);
+        sacc_dma_pieces_written(s, &(SaccPiece) { .ptr = host, .len = len }, 1,
+                                len);
     } else {
         memcpy(buf, host, len);
     }
@@ -1158,7 +1160,7 @@ static uint32_t sacc_copy_unlocked(SaccState *s, SaccChannel *ch,
      * sacc_dma_quiesce() may return (address_space_unmap() needs no BQL,
      * an IOThread calls it too).
      */
-    sacc_pieces_written(s, dst, ndst, moved);
+    sacc_dma_pieces_written(s, dst, ndst, moved);
     if (unlock) {
         qemu_mutex_unlock(&s->dma_lock);
         sacc_engine_make_way(s); /* a vCPU got in meanwhile: let it go */
@@ -1243,16 +1245,16 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
         nsrc = sacc_fill_pieces(ch, done, upto - done, plan->src);
         m = SACC_MAP_OK;
     } else {
-        m = sacc_map_buffer(s, ch, d->src + done,
-                            sacc_desc_dev(ch, d, SACC_DESC_F_SRC_DEV),
-                            upto - done, false, epoch, atc, plan->src, &nsrc,
-                            fault);
+        m = sacc_dma_map_buffer(s, ch, d->src + done,
+                                sacc_desc_dev(ch, d, SACC_DESC_F_SRC_DEV),
+                                upto - done, false, epoch, atc, plan->src,
+                                &nsrc, fault);
     }
     if (m == SACC_MAP_OK) {
-        m = sacc_map_buffer(s, ch, d->dst + done,
-                            sacc_desc_dev(ch, d, SACC_DESC_F_DST_DEV),
-                            upto - done, true, epoch, atc, plan->dst, &ndst,
-                            fault);
+        m = sacc_dma_map_buffer(s, ch, d->dst + done,
+                                sacc_desc_dev(ch, d, SACC_DESC_F_DST_DEV),
+                                upto - done, true, epoch, atc, plan->dst, &ndst,
+                                fault);
         if (m == SACC_MAP_FAULT) {
             /* dst up to the faulting page, as the staged path does */
             *info = SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE;
@@ -1267,7 +1269,7 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
         return SACC_DMA_ABANDONED;
     }
     if (m == SACC_MAP_STAGED) {
-        *direct = false; /* sacc_copy() goes on from ch->cur */
+        *direct = false; /* sacc_copy_run() goes on from ch->cur */
         return SACC_DMA_OK;
     }
 
@@ -1299,9 +1301,9 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
 }
 
 /* MEMCPY and XFORM of a valid descriptor (length and ranges checked) */
-static SaccDmaResult sacc_copy(SaccState *s, SaccChannel *ch,
-                               const struct sacc_desc *d, uint32_t epoch,
-                               uint32_t *info, uint64_t *fault)
+static SaccDmaResult sacc_copy_run(SaccState *s, SaccChannel *ch,
+                                   const struct sacc_desc *d, uint32_t epoch,
+                                   uint32_t *info, uint64_t *fault)
 {
     SaccCursor *cur = &ch->cur;
     struct sacc_desc rest = *d;
@@ -1342,7 +1344,7 @@ static bool sacc_buffer_done(SaccChannel *ch, const struct sacc_desc *d,
     case SACC_DMA_PARTIAL: /* no status yet: ch->cur goes on with it */
         return true;
     case SACC_DMA_FAULT:
-        sacc_record_fault(ch, info, fault, d->req_id);
+        sacc_fault_record(ch, info, fault, d->req_id);
         SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA,
                          sacc_guest_error_buffer_dma_fault,
                          "ch %u info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
@@ -1364,7 +1366,7 @@ static bool sacc_buffer_done(SaccChannel *ch, const struct sacc_desc *d,
 static void sacc_devmem_fault(SaccChannel *ch, const struct sacc_desc *d,
                               uint32_t info, uint64_t addr, uint16_t *status)
 {
-    sacc_record_fault(ch, info, addr, d->req_id);
+    sacc_fault_record(ch, info, addr, d->req_id);
     SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA,
                      sacc_guest_error_devmem_range,
                      "ch %u req_id 0x%x info 0x%x addr 0x%" PRIx64
@@ -1394,8 +1396,8 @@ static bool sacc_write_dst(SaccState *s, SaccChannel *ch,
     if (!dev && sacc_range_wraps(d->dst, len)) {
         r = SACC_DMA_FAULT;
     } else {
-        r = sacc_dma(s, ch, d->dst, dev, buf, len,
-                     DMA_DIRECTION_FROM_DEVICE, epoch, &fault);
+        r = sacc_dma_pages(s, ch, d->dst, dev, buf, len,
+                           DMA_DIRECTION_FROM_DEVICE, epoch, &fault);
     }
     return sacc_buffer_done(ch, d, r,
                             SACC_FAULT_DST_WRITE | SACC_FAULT_IS_WRITE,
@@ -1439,11 +1441,11 @@ static bool sacc_execute_inline(SaccState *s, SaccChannel *ch,
            (uint64_t)ring->sq_head * sizeof(struct sacc_desc);
     first = MIN(len, (sq_size - ring->sq_head) * sizeof(struct sacc_desc));
     trace_sacc_inline_fetch(ch->id, d->req_id, ring->sq_head, slots, len);
-    r = sacc_dma(s, ch, addr, sq_dev, s->bounce, first,
-                 DMA_DIRECTION_TO_DEVICE, epoch, &fault);
+    r = sacc_dma_pages(s, ch, addr, sq_dev, s->bounce, first,
+                       DMA_DIRECTION_TO_DEVICE, epoch, &fault);
     if (r == SACC_DMA_OK && first < len) {
-        r = sacc_dma(s, ch, ch->regs.sq_base, sq_dev, s->bounce + first,
-                     len - first, DMA_DIRECTION_TO_DEVICE, epoch, &fault);
+        r = sacc_dma_pages(s, ch, ch->regs.sq_base, sq_dev, s->bounce + first,
+                           len - first, DMA_DIRECTION_TO_DEVICE, epoch, &fault);
     }
     if (r == SACC_DMA_ABANDONED) {
         return false;
@@ -1562,7 +1564,7 @@ static bool sacc_execute(SaccState *s, SaccChannel *ch,
         fault = d->dst;
         r = SACC_DMA_FAULT;
     } else {
-        r = sacc_copy(s, ch, d, epoch, &info, &fault);
+        r = sacc_copy_run(s, ch, d, epoch, &info, &fault);
     }
     return sacc_buffer_done(ch, d, r, info, fault, d->length, status,
                             result_len);
@@ -1634,7 +1636,7 @@ static void sacc_read_put(SaccState *s, SaccChannel *ch, uint32_t epoch)
     uint32_t put;
     MemTxResult r;
 
-    r = sacc_ring_read(s, ch, addr, &put, sizeof(put));
+    r = sacc_dma_ring_read(s, ch, addr, &put, sizeof(put));
     if (ch->epoch != epoch) {
         return;
     }
@@ -1690,7 +1692,7 @@ static bool sacc_segment_done(SaccState *s, SaccChannel *ch, uint32_t epoch,
         return false;
     }
     if (e->flags & SACC_DESC_F_IRQ) {
-        sacc_raise_irq(s, ch, SACC_IRQ_COMPLETION);
+        sacc_irq_raise(s, ch, SACC_IRQ_COMPLETION);
     }
     return true;
 }
@@ -1732,13 +1734,13 @@ static bool sacc_segment_start(SaccState *s, SaccChannel *ch,
     }
     r = !dev && sacc_range_wraps(e->src, e->length)
         ? SACC_DMA_FAULT
-        : sacc_dma(s, ch, e->src, dev, seg->buf, e->length,
-                   DMA_DIRECTION_TO_DEVICE, epoch, &fault);
+        : sacc_dma_pages(s, ch, e->src, dev, seg->buf, e->length,
+                         DMA_DIRECTION_TO_DEVICE, epoch, &fault);
     if (r == SACC_DMA_ABANDONED) {
         return false;
     }
     if (r == SACC_DMA_FAULT) {
-        sacc_record_fault(ch, SACC_FAULT_SEGMENT_READ, fault, e->req_id);
+        sacc_fault_record(ch, SACC_FAULT_SEGMENT_READ, fault, e->req_id);
         SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA,
                          sacc_guest_error_buffer_dma_fault,
                          "ch %u info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
@@ -1824,7 +1826,7 @@ static int64_t sacc_segment_step(SaccState *s, SaccChannel *ch,
     return result_len;
 }
 
-static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
+static int64_t sacc_exec_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
 {
     uint64_t fetch_ns = sacc_clock_ns();
     uint32_t done = 0, result_len;
@@ -1843,7 +1845,7 @@ static int64_t sacc_run_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
         goto execute;
     }
     addr = ch->regs.sq_base + (uint64_t)ch->ring.sq_head * sizeof(d);
-    r = sacc_ring_read(s, ch, addr, &d, sizeof(d));
+    r = sacc_dma_ring_read(s, ch, addr, &d, sizeof(d));
     if (ch->epoch != epoch) {
         return -1;
     }
@@ -1879,7 +1881,7 @@ execute:
         return -1;
     }
     if (d.flags & SACC_DESC_F_IRQ) {
-        sacc_raise_irq(s, ch, SACC_IRQ_COMPLETION);
+        sacc_irq_raise(s, ch, SACC_IRQ_COMPLETION);
     }
 
     switch (d.opcode) {
@@ -1959,7 +1961,7 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
         worked = true;
         descs++;
         budget->descs--;
-        n = sacc_run_one(s, ch, epoch);
+        n = sacc_exec_one(s, ch, epoch);
         if (n < 0) {
             break;
         }
@@ -2287,7 +2289,7 @@ static void sacc_ctrl_write(SaccState *s, SaccChannel *ch, uint32_t val,
     if (val & SACC_CTRL_RESET) {
         /* Wins over ENABLE; the RESET bit itself reads back 0. */
         if (page0) {
-            sacc_reset(s, "ctrl");
+            sacc_device_reset(s, "ctrl");
         } else {
             sacc_dma_quiesce(s);
             sacc_chan_reset(ch);
@@ -3238,13 +3240,13 @@ static void sacc_qdev_reset(DeviceState *dev)
                             PCI_EXP_DEVCTL) & PCI_EXP_DEVCTL_BCR_FLR;
 
     sacc_db_drain(s); /* doorbells rung before the reset came first */
-    sacc_reset(s, flr ? "flr" : "device");
+    sacc_device_reset(s, flr ? "flr" : "device");
     /*
      * FLR and system reset scrub device memory (a device handed to its
      * next owner, by VFIO's reset at open, shows it nothing of the
      * last); CTRL.RESET, a channel's reset and ENABLE keep it, as a
      * GPU keeps its memory (docs/spec.md section 18).  After
-     * sacc_reset(): no copy into it is under way.
+     * sacc_device_reset(): no copy into it is under way.
      */
     if (s->devmem) {
         /*
@@ -3392,7 +3394,7 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
     qemu_mutex_init(&s->dma_lock);
     s->bh = qemu_bh_new_guarded(sacc_process, s,
                                 &dev->mem_reentrancy_guard);
-    sacc_reset(s, "realize");
+    sacc_device_reset(s, "realize");
     if (s->engine_thread) {
         sacc_engine_start(s);
     }
