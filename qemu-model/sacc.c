@@ -98,15 +98,6 @@
 #define SACC_ENGINE_MAX_DESCS SACC_TURN_MAX_DESCS
 #define SACC_ENGINE_MAX_BYTES SACC_TURN_MAX_BYTES
 
-/*
- * x-poll-us: the longest the idle engine thread polls before it sleeps;
- * the window adapts below it to the gaps between kicks.
- */
-#define SACC_ENGINE_POLL_US 100
-/* A run held the BQL this long: stand back before the next (fairness) */
-#define SACC_ENGINE_FAIR_MIN_NS (50 * SCALE_US)
-#define SACC_ENGINE_FAIR_MAX_NS (1 * SCALE_MS)
-
 /* Polling at x-poll-us that misses this many in a row stops a while */
 #define SACC_ENGINE_POLL_MISSES 4
 #define SACC_ENGINE_POLL_BACKOFF_NS (100 * SCALE_MS)
@@ -118,21 +109,6 @@
  * bottom half's main loop does, for SACC_ENGINE_POLL_BACKOFF_NS.
  */
 #define SACC_ENGINE_PREEMPTED_NS (200 * SCALE_US)
-#define SACC_ENGINE_POLL_MAX_US 100000
-
-
-typedef enum {
-    SACC_DMA_OK,
-    SACC_DMA_FAULT,     /* *fault holds the failing DMA address */
-    SACC_DMA_ABANDONED, /* channel was reset/disabled meanwhile */
-    SACC_DMA_PARTIAL,   /* part moved, the rest in a later turn (cur) */
-} SaccDmaResult;
-
-/* v0.4: true if device addresses [@addr, @addr + @len) all exist. */
-static bool sacc_devmem_has(SaccState *s, uint64_t addr, uint64_t len)
-{
-    return len <= s->devmem_size && addr <= s->devmem_size - len;
-}
 
 /* What a bottom-half run may still do (SACC_BH_MAX_*). */
 typedef struct SaccBudget {
@@ -163,45 +139,6 @@ static void sacc_chan_regs_reset(SaccChanRegs *regs)
         .err_code = SACC_ERR_NONE,
     };
 }
-
-/*
- * The device clock (docs/spec.md section 16): nanoseconds of the host's
- * CLOCK_MONOTONIC.  QEMU_CLOCK_VIRTUAL would stand still during the
- * bottom half under qtest and -icount, so engine times would read 0.
- */
-static uint64_t sacc_clock_ns(void)
-{
-    return qemu_clock_get_ns(QEMU_CLOCK_REALTIME);
-}
-
-/*
- * The "ns" field of the timeline's trace events: the device clock, read
- * only while @event is enabled, so an untraced op pays nothing for it.
- */
-#define SACC_TRACE_NS(event) \
-    (trace_event_get_state_backends(event) ? sacc_clock_ns() : 0)
-
-static void sacc_set_err_code(uint32_t *err_code, uint32_t err)
-{
-    if (err_code && err != SACC_ERR_NONE) {
-        *err_code = err;
-    }
-}
-
-/*
- * Report something the guest did wrong; never fatal to QEMU.  Each kind
- * of guest error has its own trace event, so each can be enabled alone
- * (they are named sacc_guest_error_*, except sacc_ring_fatal), as
- * hw/nvme does with pci_nvme_ub_*.  The same text goes to -d guest_errors
- * (LOG_GUEST_ERROR), and @err, unless SACC_ERR_NONE, to the ERR_CODE
- * register @err_code points at (a channel's, or DEV_ERR_CODE).
- */
-#define SACC_GUEST_ERROR(err_code, err, event, fmt, ...)                \
-    do {                                                                \
-        sacc_set_err_code(err_code, err);                               \
-        trace_##event(__VA_ARGS__);                                     \
-        qemu_log_mask(LOG_GUEST_ERROR, #event ": " fmt "\n", __VA_ARGS__); \
-    } while (0)
 
 /* Channel @ch's MSI-X vector is vector @ch (docs/spec.md section 8). */
 static void sacc_irq_raise(SaccState *s, SaccChannel *ch, uint32_t bits)
@@ -448,17 +385,6 @@ static bool sacc_range_wraps(uint64_t addr, uint32_t len)
     return len - 1 > UINT64_MAX - addr;
 }
 
-/*
- * v0.4: true if the descriptor's src (@flag SACC_DESC_F_SRC_DEV) or dst
- * (_DST_DEV) is a device address.  Only MODE.V3 channels know the flags;
- * a v0.2 channel's descriptors name IOVAs whatever their flags.
- */
-static bool sacc_desc_dev(const SaccChannel *ch, const struct sacc_desc *d,
-                          uint16_t flag)
-{
-    return (ch->regs.mode & SACC_MODE_V3) && (d->flags & flag);
-}
-
 /* FILL's bytes: byte i is byte (i mod 8) of @pattern, little endian. */
 static void sacc_pattern(uint8_t *buf, uint64_t pattern, uint32_t len)
 {
@@ -550,21 +476,6 @@ static SaccDmaResult sacc_copy_staged(SaccState *s, SaccChannel *ch,
  * expected) goes to the staged path before any translation has faulted
  * and before anything is written, so it starts from a clean slate.
  */
-typedef struct SaccPiece {
-    uint8_t *ptr; /* host address of the piece */
-    uint32_t off; /* offset in the transfer */
-    uint32_t len;
-} SaccPiece;
-
-/* A page per piece, plus one for an unaligned start, is the usual worst */
-#define SACC_PIECES_MAX (2 * (SACC_MAX_XFER / SACC_PAGE_SIZE) + 2)
-
-typedef enum {
-    SACC_MAP_OK,
-    SACC_MAP_FAULT,     /* pieces before the fault are valid */
-    SACC_MAP_STAGED,    /* not plain RAM: use the staged path */
-    SACC_MAP_ABANDONED, /* channel was reset/disabled meanwhile */
-} SaccMapResult;
 
 /*
  * True if an access to @mr fails without reaching anything: QEMU's
@@ -1030,69 +941,12 @@ static bool sacc_dma_atc(SaccState *s, uint64_t addr, void *buf,
     return true;
 }
 
-typedef struct SaccCopyPlan {
-    SaccPiece src[SACC_PIECES_MAX];
-    SaccPiece dst[SACC_PIECES_MAX];
-    SaccPiece tmp[2 * SACC_PIECES_MAX];
-} SaccCopyPlan;
-
 /*
  * Copies at least this big are done without the BQL by the engine thread
  * (sacc_copy_unlocked()): below it, dropping and retaking the lock costs
  * more than the copy keeps a vCPU waiting.
  */
 #define SACC_UNLOCKED_MIN (64 * 1024)
-
-/*
- * True if a channel other than @ch (any channel, if @ch is NULL) has work
- * it can do now, or a doorbell waits to be applied (under the BQL): a big
- * copy of @ch then makes way after its first piece.
- */
-static bool sacc_others_busy(SaccState *s, SaccChannel *ch)
-{
-    uint32_t i;
-
-    for (i = 0; i < s->nr_channels; i++) {
-        SaccChannel *o = &s->chan[i];
-
-        /*
-         * A token counts even with the CQ full: reading PUT needs no CQ
-         * slot, and until it is read the SQ looks empty, so a CQ_HEAD
-         * write would not reschedule the channel (sacc_cq_head_write()).
-         */
-        if (o != ch && (o->regs.status & SACC_STATUS_READY) &&
-            (o->token ||
-             ((o->cur.active || o->seg.active ||
-               !sacc_ring_empty(o->ring.sq_head, o->ring.sq_tail)) &&
-              !sacc_ring_full(o->ring.cq_head, o->ring.cq_tail,
-                              o->regs.cq_size)))) {
-            return true;
-        }
-    }
-    return qatomic_read(&s->db_any);
-}
-
-/*
- * A vCPU waits for the BQL in our register handlers (sacc_bql_lock()):
- * let it have the lock before taking it again.  The BQL is not fair, and
- * the engine, back for its next run within microseconds, would otherwise
- * win it again and again (issue 19 measured 2-4 ms for one register
- * read).  Yielding, bounded: a vCPU the host does not run must not stall
- * the engine for long.
- */
-static void sacc_engine_make_way(SaccState *s)
-{
-    int64_t until;
-
-    if (!qatomic_read(&s->bql_waiters)) {
-        return;
-    }
-    until = get_clock() + SACC_ENGINE_FAIR_MAX_NS;
-    while (qatomic_read(&s->bql_waiters) && get_clock() < until &&
-           !qatomic_read(&s->engine_stop)) {
-        sched_yield();
-    }
-}
 
 /*
  * The data movement of a direct copy, with the BQL dropped when the
@@ -1656,11 +1510,6 @@ static void sacc_read_put(SaccState *s, SaccChannel *ch, uint32_t epoch)
     ch->ring.sq_tail = put;
 }
 
-/*
- * Fetch, execute and complete the descriptor at @ch's SQ head.  Returns
- * the bytes it moved (for the turn and run bounds), or -1 if the channel
- * was stopped, reset or disabled meanwhile.
- */
 /* A descriptor as read (little endian) to host order; reserved stays LE */
 static void sacc_desc_from_le(struct sacc_desc *d)
 {
@@ -1826,6 +1675,11 @@ static int64_t sacc_segment_step(SaccState *s, SaccChannel *ch,
     return result_len;
 }
 
+/*
+ * Fetch, execute and complete the descriptor at @ch's SQ head.  Returns
+ * the bytes it moved (for the turn and run bounds), or -1 if the channel
+ * was stopped, reset or disabled meanwhile.
+ */
 static int64_t sacc_exec_one(SaccState *s, SaccChannel *ch, uint32_t epoch)
 {
     uint64_t fetch_ns = sacc_clock_ns();
@@ -1977,37 +1831,7 @@ static bool sacc_turn(SaccState *s, SaccChannel *ch, SaccBudget *budget)
     return worked;
 }
 
-/*
- * A vCPU (not the engine applying what was posted) rang a doorbell or
- * wrote CQ_HEAD: a big copy under way makes way at its next piece.
- */
-static void sacc_yield_hint(SaccState *s)
-{
-    if (s->engine_thread && !qemu_thread_is_self(&s->engine)) {
-        qatomic_set(&s->copy_yield, true);
-    }
-}
-
-/*
- * There may be work: wake the engine.  Called under the BQL (CQ_HEAD, a
- * run that ran out of budget, doorbells) or, with the engine thread,
- * without it (sacc_doorbell_post()): a flag, a QemuEvent and a bottom half
- * schedule are all thread-safe.  With the engine thread this
- * costs a memory barrier and a load while the engine is awake (running
- * or polling); only a sleeping engine needs the futex wake.
- */
-static void sacc_kick(SaccState *s)
-{
-    if (qatomic_read(&s->gone)) {
-        return;
-    }
-    if (s->engine_thread) {
-        qatomic_set(&s->engine_kicked, true);
-        qemu_event_set(&s->engine_ev); /* orders the store before it */
-    } else {
-        qemu_bh_schedule(s->bh);
-    }
-}
+static void sacc_db_drain(SaccState *s);
 
 /*
  * One run of the engine, under the BQL (the bottom half, or the engine
@@ -2015,8 +1839,6 @@ static void sacc_kick(SaccState *s)
  * until a whole round finds no work or the run's budget is spent (then a
  * later run goes on with the next channel in the order).
  */
-static void sacc_db_drain(SaccState *s);
-
 static void sacc_process(void *opaque)
 {
     SaccState *s = opaque;
