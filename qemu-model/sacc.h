@@ -413,6 +413,15 @@ static inline void sacc_kick(SaccState *s)
     }
 }
 
+/* sacc-doorbell.c: doorbells and CQ_HEAD, posted and applied */
+void sacc_db_hint_update(SaccChannel *ch);
+bool sacc_doorbell_post(SaccState *s, hwaddr addr, uint64_t val,
+                        unsigned int size);
+void sacc_tail_doorbell(SaccState *s, SaccChannel *ch, uint64_t val);
+void sacc_token_doorbell(SaccState *s, uint64_t val);
+void sacc_cq_head_write(SaccState *s, SaccChannel *ch, uint32_t val);
+void sacc_db_drain(SaccState *s);
+
 /* sacc-monitor.c: "info sacc" for HMP, registered at type init */
 void hmp_info_sacc(Monitor *mon, const QDict *qdict);
 
