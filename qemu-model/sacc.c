@@ -83,8 +83,7 @@
 
 #define SACC_DEVMEM_MAX (16ull << 30) /* property "devmem", at most */
 
-/* Config space layout (drivers find these by walking the capability list) */
-#define SACC_MSIX_CAP_OFFSET 0x70
+/* The PCIe capability in config space (drivers walk the list to it) */
 #define SACC_PCIE_CAP_OFFSET 0x80
 
 /* Work done per bottom-half run, over all channels, before yielding */
@@ -138,51 +137,6 @@ static void sacc_chan_regs_reset(SaccChanRegs *regs)
     *regs = (SaccChanRegs) {
         .err_code = SACC_ERR_NONE,
     };
-}
-
-/* Channel @ch's MSI-X vector is vector @ch (docs/spec.md section 8). */
-static void sacc_irq_raise(SaccState *s, SaccChannel *ch, uint32_t bits)
-{
-    PCIDevice *pdev = PCI_DEVICE(s);
-    bool msix = msix_enabled(pdev);
-
-    /* read without the BQL too (sacc_read_lockless()), after the rest */
-    qatomic_store_release(&ch->regs.irq_status, ch->regs.irq_status | bits);
-    trace_sacc_irq(ch->id, bits, ch->regs.irq_status, msix,
-                   SACC_TRACE_NS(TRACE_SACC_IRQ));
-    /* msix_notify() sets the pending bit instead if the vector is masked */
-    if (msix) {
-        msix_notify(pdev, ch->id);
-    }
-}
-
-static void sacc_fault_record(SaccChannel *ch, uint32_t info, uint64_t addr,
-                              uint32_t req_id)
-{
-    trace_sacc_dma_fault(info, addr, req_id);
-    ch->regs.fault_addr = addr;
-    ch->regs.fault_info = info;
-    ch->regs.fault_req_id = req_id;
-    if (ch->regs.fault_count != UINT32_MAX) {
-        ch->regs.fault_count++;
-    }
-}
-
-/* A fault on a channel's rings: stop it until reset (or re-enable). */
-static void sacc_ring_fatal(SaccState *s, SaccChannel *ch, uint32_t info,
-                            uint64_t addr, uint32_t req_id)
-{
-    sacc_fault_record(ch, info, addr, req_id);
-    SACC_GUEST_ERROR(&ch->regs.err_code, SACC_ERR_DMA, sacc_ring_fatal,
-                     "info 0x%x addr 0x%" PRIx64 " req_id 0x%x",
-                     info, addr, req_id);
-    /* after ERR_CODE and the record: a lockless STATUS read sees them */
-    qatomic_store_release(&ch->regs.status,
-                          (ch->regs.status & ~SACC_STATUS_READY) |
-                          SACC_STATUS_ERROR);
-    trace_sacc_chan_stopped(ch->id, ch->regs.status, ch->regs.err_code);
-    sacc_db_hint_update(ch);
-    sacc_irq_raise(s, ch, SACC_IRQ_FATAL);
 }
 
 /*
@@ -2479,19 +2433,6 @@ static bool sacc_dev_reg64(hwaddr addr)
            addr == SACC_DEV_DEVMEM_SIZE;
 }
 
-static uint64_t sacc_irq_pending(SaccState *s)
-{
-    uint64_t pending = 0;
-    uint32_t i;
-
-    for (i = 0; i < s->nr_channels; i++) {
-        if (qatomic_read(&s->chan[i].regs.irq_status)) {
-            pending |= 1ull << i;
-        }
-    }
-    return pending;
-}
-
 static uint64_t sacc_dev_read(SaccState *s, hwaddr addr, unsigned int size)
 {
     uint64_t v;
@@ -2954,18 +2895,9 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
     pci_register_bar(pdev, SACC_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
                      &s->bar0);
 
-    memory_region_init(&s->msix_bar, OBJECT(s), "sacc-msix",
-                       SACC_BAR1_SIZE);
-    pci_register_bar(pdev, SACC_BAR_MSIX, PCI_BASE_ADDRESS_SPACE_MEMORY,
-                     &s->msix_bar);
-    if (msix_init(pdev, SACC_MSIX_VECTORS, &s->msix_bar, SACC_BAR_MSIX,
-                  SACC_MSIX_TABLE_OFFSET, &s->msix_bar, SACC_BAR_MSIX,
-                  SACC_MSIX_PBA_OFFSET, SACC_MSIX_CAP_OFFSET, errp) < 0) {
+    if (!sacc_irq_realize(s, errp)) {
         pcie_cap_exit(pdev);
         return;
-    }
-    for (i = 0; i < SACC_MSIX_VECTORS; i++) {
-        msix_vector_use(pdev, i);
     }
 
     memory_region_init_io(&s->bar2, OBJECT(s),
@@ -2993,7 +2925,7 @@ static void sacc_realize(PCIDevice *pdev, Error **errp)
         if (err) {
             error_propagate(errp, err);
             pcie_cap_exit(pdev);
-            msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
+            sacc_irq_unrealize(s);
             return;
         }
         s->devmem = memory_region_get_ram_ptr(&s->devmem_mr);
@@ -3027,7 +2959,7 @@ static void sacc_exit(PCIDevice *pdev)
     }
     qemu_bh_cancel(s->bh);
     sacc_atc_free(s);
-    msix_uninit(pdev, &s->msix_bar, &s->msix_bar);
+    sacc_irq_unrealize(s);
 }
 
 /* x-copies-held: read atomically, the engine counts without the BQL */

@@ -413,6 +413,16 @@ static inline void sacc_kick(SaccState *s)
     }
 }
 
+/* sacc-irq.c: MSI-X, the fault record and ring faults */
+bool sacc_irq_realize(SaccState *s, Error **errp);
+void sacc_irq_unrealize(SaccState *s);
+void sacc_irq_raise(SaccState *s, SaccChannel *ch, uint32_t bits);
+uint64_t sacc_irq_pending(SaccState *s);
+void sacc_fault_record(SaccChannel *ch, uint32_t info, uint64_t addr,
+                       uint32_t req_id);
+void sacc_ring_fatal(SaccState *s, SaccChannel *ch, uint32_t info,
+                     uint64_t addr, uint32_t req_id);
+
 /* sacc-doorbell.c: doorbells and CQ_HEAD, posted and applied */
 void sacc_db_hint_update(SaccChannel *ch);
 bool sacc_doorbell_post(SaccState *s, hwaddr addr, uint64_t val,
