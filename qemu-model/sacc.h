@@ -413,6 +413,30 @@ static inline void sacc_kick(SaccState *s)
     }
 }
 
+/*
+ * sacc-dma.c: DMA through the IOMMU, page by page, and the device's
+ * translation cache
+ */
+typedef struct SaccAtc SaccAtc;
+void sacc_dma_quiesce(SaccState *s);
+SaccAtc *sacc_atc_get(SaccState *s);
+void sacc_atc_free(SaccState *s);
+MemTxResult sacc_dma_rw(SaccState *s, uint64_t addr, void *buf,
+                        uint32_t len, DMADirection dir);
+SaccDmaResult sacc_dma_pages(SaccState *s, SaccChannel *ch, uint64_t addr,
+                             bool dev, uint8_t *buf, uint32_t len,
+                             DMADirection dir, uint32_t epoch,
+                             uint64_t *fault);
+MemTxResult sacc_dma_ring_read(SaccState *s, SaccChannel *ch,
+                               uint64_t addr, void *buf, uint32_t len);
+SaccMapResult sacc_dma_map_buffer(SaccState *s, SaccChannel *ch,
+                                  uint64_t addr, bool dev, uint32_t len,
+                                  bool is_write, uint32_t epoch,
+                                  SaccAtc *atc, SaccPiece *pieces,
+                                  uint32_t *n, uint64_t *fault);
+void sacc_dma_pieces_written(SaccState *s, const SaccPiece *dst,
+                             uint32_t ndst, uint32_t upto);
+
 /* sacc-irq.c: MSI-X, the fault record and ring faults */
 bool sacc_irq_realize(SaccState *s, Error **errp);
 void sacc_irq_unrealize(SaccState *s);
