@@ -413,6 +413,11 @@ static inline void sacc_kick(SaccState *s)
     }
 }
 
+/* sacc-copy.c: MEMCPY, XFORM and FILL's bytes, staged or direct */
+SaccDmaResult sacc_copy_run(SaccState *s, SaccChannel *ch,
+                            const struct sacc_desc *d, uint32_t epoch,
+                            uint32_t *info, uint64_t *fault);
+
 /*
  * sacc-dma.c: DMA through the IOMMU, page by page, and the device's
  * translation cache
