@@ -413,6 +413,10 @@ static inline void sacc_kick(SaccState *s)
     }
 }
 
+/* sacc-exec.c: a descriptor, from its fetch to its completion */
+void sacc_read_put(SaccState *s, SaccChannel *ch, uint32_t epoch);
+int64_t sacc_exec_one(SaccState *s, SaccChannel *ch, uint32_t epoch);
+
 /* sacc-copy.c: MEMCPY, XFORM and FILL's bytes, staged or direct */
 SaccDmaResult sacc_copy_run(SaccState *s, SaccChannel *ch,
                             const struct sacc_desc *d, uint32_t epoch,
