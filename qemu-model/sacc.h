@@ -413,6 +413,12 @@ static inline void sacc_kick(SaccState *s)
     }
 }
 
+/* sacc-engine.c: the engine's thread (or bottom half), runs and turns */
+void sacc_engine_start(SaccState *s);
+void sacc_engine_stop(SaccState *s);
+void sacc_process(void *opaque);
+bool sacc_post_run(SaccState *s);
+
 /* sacc-exec.c: a descriptor, from its fetch to its completion */
 void sacc_read_put(SaccState *s, SaccChannel *ch, uint32_t epoch);
 int64_t sacc_exec_one(SaccState *s, SaccChannel *ch, uint32_t epoch);
