@@ -413,6 +413,10 @@ static inline void sacc_kick(SaccState *s)
     }
 }
 
+/* sacc-regs.c: the register and doorbell pages; CTRL */
+void sacc_regs_realize(SaccState *s);
+void sacc_device_reset(SaccState *s, const char *why);
+
 /* sacc-engine.c: the engine's thread (or bottom half), runs and turns */
 void sacc_engine_start(SaccState *s);
 void sacc_engine_stop(SaccState *s);
