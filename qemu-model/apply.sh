@@ -32,7 +32,8 @@ for f in hw/misc/Kconfig hw/misc/meson.build hw/misc/trace-events \
 done
 # The device's sources, for hw/misc/ (their shared sacc.h goes to
 # include/hw/misc/): the device, one concern a file, and its monitor.
-sources=(sacc.c sacc-regs.c sacc-engine.c sacc-exec.c sacc-copy.c sacc-dma.c sacc-irq.c sacc-doorbell.c sacc-monitor.c)
+sources=(sacc-pci.c sacc-regs.c sacc-engine.c sacc-exec.c sacc-copy.c
+	sacc-dma.c sacc-irq.c sacc-doorbell.c sacc-monitor.c)
 for f in "${sources[@]/#/$here/}" "$here/sacc.h" "$here/sacc.json" \
 	 "$here/sacc-test.c" "$here/vtd-access-test.c" "$here/trace-events" \
 	 "$repo/include/sacc_hw.h" "$repo/rings/sacc_ring.h" \

@@ -17,6 +17,26 @@
  * with a phase bit, NVMe style.  Channel 0 is the v0.2 device of BAR0
  * page 0.
  *
+ * The files, from the guest's side down; each calls only those below
+ * it, and each one's head says why it is built the way it is:
+ *  - sacc-pci.c: the PCI device: properties, realize and unrealize, FLR
+ *    and system reset, device memory;
+ *  - sacc-regs.c: the register and doorbell pages as a vCPU sees them,
+ *    with or without the BQL, and what CTRL does (enable, disable, reset);
+ *  - sacc-engine.c: the engine: its thread (or bottom half), its runs and
+ *    the channels' round-robin turns;
+ *  - sacc-exec.c: a descriptor's life, from its fetch to its completion,
+ *    every opcode, pushbuffer segments;
+ *  - sacc-copy.c: the bytes of MEMCPY, XFORM and FILL, staged or direct,
+ *    in pieces that other channels' work may come between;
+ *  - sacc-dma.c: DMA through the IOMMU, page by page, and the device's
+ *    translation cache;
+ *  - sacc-irq.c: MSI-X, the fault record, ring faults;
+ *  - sacc-doorbell.c: doorbells and CQ_HEAD, posted with or without the
+ *    BQL and applied under it;
+ * and beside them sacc-monitor.c, "info sacc" and x-query-sacc, which only
+ * read the state below.
+ *
  * Nothing the guest writes may stop QEMU: no hw_error, abort or assert on
  * guest-controlled values; errors go to SACC_GUEST_ERROR() (a trace
  * event, LOG_GUEST_ERROR and the ERR_CODE register).
@@ -273,6 +293,11 @@ typedef struct SaccCopyPlan {
     SaccPiece tmp[2 * SACC_PIECES_MAX];
 } SaccCopyPlan;
 
+/*
+ * Small helpers several files need, static inline so that none of them
+ * makes one file of the model depend on another.
+ */
+
 /* v0.4: true if device addresses [@addr, @addr + @len) all exist. */
 static inline bool sacc_devmem_has(SaccState *s, uint64_t addr,
                                    uint64_t len)
@@ -329,6 +354,11 @@ static inline void sacc_set_err_code(uint32_t *err_code, uint32_t err)
         trace_##event(__VA_ARGS__);                                     \
         qemu_log_mask(LOG_GUEST_ERROR, #event ": " fmt "\n", __VA_ARGS__); \
     } while (0)
+
+/*
+ * What the engine and the vCPUs tell each other: that there is work, that
+ * a vCPU waits for the BQL, that a big copy should make way.
+ */
 
 /*
  * True if a channel other than @ch (any channel, if @ch is NULL) has work
@@ -412,6 +442,8 @@ static inline void sacc_kick(SaccState *s)
         qemu_bh_schedule(s->bh);
     }
 }
+
+/* What each file offers the others, in the order of the list above */
 
 /* sacc-regs.c: the register and doorbell pages; CTRL */
 void sacc_regs_realize(SaccState *s);

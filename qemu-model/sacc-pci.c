@@ -1,73 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * SACC: Synthetic PCIe ACCelerator, a QEMU device model.
- *
- * A PCIe endpoint with up to 64 channels, each a submission ring (32-byte
- * descriptors) and a completion ring (16-byte entries) in guest memory.
- * The guest writes a channel's new SQ tail to its doorbell (or its ID to
- * the token doorbell, and the device fetches the tail from memory); the
- * device copies (MEMCPY), copies and transforms (XFORM), writes inline
- * data (WRITE_INLINE) or a timestamp (TIMESTAMP) and posts completions
- * with a phase bit, NVMe style.  Channel 0 is the v0.2 device of BAR0
- * page 0.  All register offsets, bits and layouts come from sacc_hw.h,
- * which the userspace driver shares; docs/spec.md is the contract this
- * file implements.
- *
- * Design notes:
- *  - The doorbell handlers only validate and record (a tail, or that a
- *    token came) and kick the engine (sacc_kick()), so the vCPU never
- *    waits for a copy or a PUT read.  With x-db-lockless=on (the
- *    default, with the engine thread) a valid doorbell takes no BQL
- *    (sacc_doorbell_post(), sacc_db_drain()).  The engine is a thread of the
- *    device (sacc_engine_thread(), x-engine-thread=on) or v0.3's bottom
- *    half (off); both run sacc_process() under the BQL with the device's
- *    memory re-entrancy guard engaged, so DMA aimed at the device's own
- *    BARs is rejected by the memory core (and then reported as a DMA
- *    fault) instead of recursing.  One exception: the engine thread moves
- *    the bytes of a direct copy of SACC_UNLOCKED_MIN or more with the BQL
- *    dropped and the guard lowered (sacc_copy_unlocked()), and whatever
- *    must not overlap that move waits for it (sacc_dma_quiesce()).
- *  - The engine serves channels round robin, a bounded turn each
- *    (SACC_TURN_MAX_*), and is itself bounded per run (SACC_BH_MAX_*,
- *    SACC_ENGINE_MAX_*).  A big copy makes way for other channels
- *    between its 64 KiB pieces (SaccCursor).  On a host with no core to
- *    spare, the vCPU that rings does the engine's run (x-db-run).
- *  - Every DMA result is checked.  Buffer DMA is done one IOVA page at a
- *    time so the fault record names the exact page that failed and no
- *    destination byte after a faulting page is ever written.  On the
- *    direct path, plain RAM pages go through the device's translation
- *    cache (SaccAtc), which every IOMMU invalidation and memory map
- *    change empties.
- *  - A DMA may land on some other device (e.g. the MMCONFIG window) and
- *    reset us underneath the engine.  Every reset or disable of a
- *    channel bumps its epoch; the engine re-checks it after each DMA
- *    and abandons the descriptor, so there is no DMA after a reset
- *    returns.
- *  - Nothing the guest writes may stop QEMU: no hw_error, abort or assert
- *    on guest-controlled values; errors go to LOG_GUEST_ERROR, a trace
- *    event and the channel's ERR_CODE.
- *  - A channel's guest-visible registers live in one struct
- *    (SaccChanRegs) and are reset in one place, sacc_chan_regs_reset().
- *    BAR0 page 0 and the channel's BAR2 block are two windows on them
- *    (sacc_chan_read(), sacc_chan_write()).
- *  - The device keeps its own ring indices and phase (SaccDevRing) and
- *    moves them with the driver's own arithmetic, rings/sacc_ring.h's
- *    header-only sacc_ring_*(): one rendering of the ring rules of
- *    docs/spec.md for both sides (apply.sh copies the header next to
- *    sacc_hw.h; QEMU links none of rings/' code).
+ * SACC: the PCI device (docs/spec.md sections 1, 9 and 18): its identity
+ * and config space, its properties, realize and unrealize, FLR and
+ * system reset, and its device memory, BAR4.  The other BARs are set up
+ * by the files that own them (sacc_regs_realize(), sacc_irq_realize());
+ * sacc.h says which file owns what.
  */
 
 #include "qemu/osdep.h"
-#include "qemu/log.h"
-#include "qemu/error-report.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
-#include "qemu/bswap.h"
-#include "qemu/timer.h"
-#include "qemu/thread.h"
-#include "qemu/rcu.h"
-#include "exec/memory.h"
 #include "exec/cpu-common.h"
+#include "exec/memory.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/pcie.h"
 #include "hw/pci/msix.h"
@@ -77,9 +21,7 @@
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "qom/object.h"
-#include "hw/misc/sacc_hw.h"
 #include "hw/misc/sacc.h"
-#include "trace.h"
 
 #define SACC_DEVMEM_MAX (16ull << 30) /* property "devmem", at most */
 
