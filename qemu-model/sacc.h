@@ -12,9 +12,11 @@
  * descriptors) and a completion ring (16-byte entries) in guest memory.
  * The guest writes a channel's new SQ tail to its doorbell (or its ID to
  * the token doorbell, and the device fetches the tail from memory); the
- * device copies (MEMCPY), copies and transforms (XFORM), writes inline
- * data (WRITE_INLINE) or a timestamp (TIMESTAMP) and posts completions
- * with a phase bit, NVMe style.  Channel 0 is the v0.2 device of BAR0
+ * device copies (MEMCPY), copies and transforms (XFORM), fills (FILL),
+ * writes inline data (WRITE_INLINE) or a timestamp (TIMESTAMP), runs
+ * pushbuffer segments (SEGMENT) and posts completions with a phase bit,
+ * NVMe style.  Since v0.4 it has memory of its own behind BAR4, which
+ * descriptors and the SQ may name.  Channel 0 is the v0.2 device of BAR0
  * page 0.
  *
  * The files, from the guest's side down; each calls only those below
@@ -34,8 +36,8 @@
  *  - sacc-irq.c: MSI-X, the fault record, ring faults;
  *  - sacc-doorbell.c: doorbells and CQ_HEAD, posted with or without the
  *    BQL and applied under it;
- * and beside them sacc-monitor.c, "info sacc" and x-query-sacc, which only
- * read the state below.
+ * and beside them sacc-monitor.c, "info sacc" and x-query-sacc, which
+ * only read the device's state.
  *
  * Nothing the guest writes may stop QEMU: no hw_error, abort or assert on
  * guest-controlled values; errors go to SACC_GUEST_ERROR() (a trace
