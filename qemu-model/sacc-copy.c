@@ -434,7 +434,12 @@ static SaccDmaResult sacc_copy_direct(SaccState *s, SaccChannel *ch,
                                                   : SACC_DMA_OK, info, fault);
 }
 
-/* MEMCPY and XFORM of a valid descriptor (length and ranges checked) */
+/*
+ * MEMCPY, XFORM or FILL of a valid descriptor (length and ranges checked
+ * by sacc_execute()), or the next part of one under way (ch->cur).
+ * Returns SACC_DMA_OK, _FAULT (with *info, *fault), _ABANDONED or
+ * _PARTIAL.
+ */
 SaccDmaResult sacc_copy_run(SaccState *s, SaccChannel *ch,
                             const struct sacc_desc *d, uint32_t epoch,
                             uint32_t *info, uint64_t *fault)

@@ -171,6 +171,7 @@ SaccAtc *sacc_atc_get(SaccState *s)
     return s->atc->broken ? NULL : s->atc;
 }
 
+/* Unrealize: the cache stops listening, and goes */
 void sacc_atc_free(SaccState *s)
 {
     if (!s->atc) {

@@ -367,6 +367,7 @@ static void *sacc_engine_thread(void *opaque)
     return NULL;
 }
 
+/* Realize, x-engine-thread=on: the thread starts; it sleeps until a kick */
 void sacc_engine_start(SaccState *s)
 {
     qemu_event_init(&s->engine_ev, false);

@@ -105,6 +105,7 @@ bool sacc_irq_realize(SaccState *s, Error **errp)
     return true;
 }
 
+/* Unrealize, or a realize that failed after sacc_irq_realize() */
 void sacc_irq_unrealize(SaccState *s)
 {
     msix_uninit(PCI_DEVICE(s), &s->msix_bar, &s->msix_bar);
