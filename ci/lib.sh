@@ -97,7 +97,8 @@ src_hash() {
 
 # Hash of everything that changes the QEMU binary we build.
 qemu_model_hash() {
-	src_hash qemu-model include/sacc_hw.h ci/qemu-configure
+	src_hash qemu-model include/sacc_hw.h include/sacc_hw_names.h hw/names.c \
+		rings/sacc_ring.h ci/qemu-configure
 }
 
 # Directory holding the finished QEMU binaries for this checkout.

@@ -3,15 +3,16 @@
 #
 # apply.sh QEMU_SRC_DIR - add the SACC device and its qtest to a QEMU tree.
 #
-# Copies qemu-model/sacc.c, sacc.h, sacc-monitor.c and sacc.json (the
-# monitor's schema), include/sacc_hw.h, the names table (hw/names.c,
+# Copies the device's sources (qemu-model/sacc*.c but the qtests, sacc.h)
+# and sacc.json (the monitor's schema), include/sacc_hw.h, the ring
+# arithmetic (rings/sacc_ring.h), the names table (hw/names.c,
 # include/sacc_hw_names.h), qemu-model/sacc-test.c and
 # qemu-model/vtd-access-test.c into the tree, adds marked blocks to hw/misc/Kconfig,
 # hw/misc/meson.build, hw/misc/trace-events and tests/qtest/meson.build,
 # and applies qemu-model/patches/*.patch (fixes to QEMU's own devices).
 # Idempotent: files are only rewritten when their content changes (so a
 # second run touches nothing and ninja rebuilds nothing), and a changed
-# sacc.c or trace-events replaces the old copy or block.
+# source or trace-events replaces the old copy or block.
 set -euo pipefail
 
 die() {
@@ -29,9 +30,14 @@ for f in hw/misc/Kconfig hw/misc/meson.build hw/misc/trace-events \
 	 tests/qtest/meson.build include/hw/pci/msix.h; do
 	[ -f "$qemu/$f" ] || die "'$qemu' does not look like a QEMU source tree (no $f)"
 done
-for f in "$here/sacc.c" "$here/sacc.h" "$here/sacc-monitor.c" "$here/sacc.json" \
+# The device's sources, for hw/misc/ (their shared sacc.h goes to
+# include/hw/misc/): the device, one concern a file, and its monitor.
+sources=(sacc-pci.c sacc-regs.c sacc-engine.c sacc-exec.c sacc-copy.c
+	sacc-dma.c sacc-irq.c sacc-doorbell.c sacc-monitor.c)
+for f in "${sources[@]/#/$here/}" "$here/sacc.h" "$here/sacc.json" \
 	 "$here/sacc-test.c" "$here/vtd-access-test.c" "$here/trace-events" \
-	 "$repo/include/sacc_hw.h" "$repo/include/sacc_hw_names.h" \
+	 "$repo/include/sacc_hw.h" "$repo/rings/sacc_ring.h" \
+	 "$repo/include/sacc_hw_names.h" \
 	 "$repo/hw/names.c"; do
 	[ -f "$f" ] || die "missing $f"
 done
@@ -93,11 +99,15 @@ put_block() {
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-install_if_changed "$here/sacc.c" "$qemu/hw/misc/sacc.c"
+for f in "${sources[@]}"; do
+	install_if_changed "$here/$f" "$qemu/hw/misc/$f"
+done
 install_if_changed "$here/sacc.h" "$qemu/include/hw/misc/sacc.h"
-install_if_changed "$here/sacc-monitor.c" "$qemu/hw/misc/sacc-monitor.c"
 install_if_changed "$here/sacc.json" "$qemu/qapi/sacc.json"
 install_if_changed "$repo/include/sacc_hw.h" "$qemu/include/hw/misc/sacc_hw.h"
+# The ring arithmetic the driver uses, header-only (sacc_ring_next() ...),
+# beside sacc_hw.h, which it includes by its bare name.
+install_if_changed "$repo/rings/sacc_ring.h" "$qemu/include/hw/misc/sacc_ring.h"
 install_if_changed "$repo/include/sacc_hw_names.h" \
 	"$qemu/include/hw/misc/sacc_hw_names.h"
 # The one names table (hw/names.c), for the monitor's decoding; QEMU's
@@ -119,10 +129,11 @@ config SACC
 EOF
 put_block "$qemu/hw/misc/Kconfig" "$work/Kconfig"
 
-cat >"$work/meson" <<'EOF'
-softmmu_ss.add(when: 'CONFIG_SACC', if_true: files('sacc.c', 'sacc-monitor.c',
-                                                   'sacc-names.c'))
-EOF
+{
+	echo "softmmu_ss.add(when: 'CONFIG_SACC', if_true: files("
+	printf "  '%s',\n" "${sources[@]}"
+	echo "  'sacc-names.c'))"
+} >"$work/meson"
 put_block "$qemu/hw/misc/meson.build" "$work/meson"
 
 put_block "$qemu/hw/misc/trace-events" "$here/trace-events"

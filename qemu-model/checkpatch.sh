@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# qemu-model/checkpatch.sh [FILE.c...] - QEMU's scripts/checkpatch.pl on
-# the device model and its qtest (default: qemu-model/*.c).
+# qemu-model/checkpatch.sh [FILE...] - QEMU's scripts/checkpatch.pl on
+# the device model and its qtest (default: qemu-model/*.c and *.h).
 #
 # checkpatch.pl comes from the QEMU source that ci/setup unpacks under
 # $SACC_CACHE (default /var/cache/sacc): the pristine tree
@@ -10,7 +10,8 @@
 # first if neither is there.
 #
 # Each file is checked under the path apply.sh gives it in QEMU's tree
-# (sacc.c as hw/misc/sacc.c, sacc-test.c as tests/qtest/sacc-test.c),
+# (sacc-pci.c as hw/misc/sacc-pci.c, sacc.h as include/hw/misc/sacc.h,
+# sacc-test.c as tests/qtest/sacc-test.c),
 # because some rules depend on it: under tests/, g_assert_cmp*() and
 # friends are allowed (the qtest idiom); elsewhere they are errors.
 #
@@ -50,7 +51,7 @@ find_checkpatch() {
 # Where apply.sh puts a qemu-model/ file in QEMU's tree.
 qemu_path() {
 	case "${1##*/}" in
-	sacc.c) echo hw/misc/sacc.c ;;
+	*.h) echo "include/hw/misc/${1##*/}" ;;
 	*-test.c) echo "tests/qtest/${1##*/}" ;;
 	*) echo "hw/misc/${1##*/}" ;;
 	esac
@@ -62,7 +63,7 @@ checkpatch=$(find_checkpatch) || {
 }
 
 if [ $# -eq 0 ]; then
-	set -- "$here"/*.c
+	set -- "$here"/*.c "$here"/*.h
 fi
 
 work=$(mktemp -d)

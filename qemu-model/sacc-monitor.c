@@ -47,8 +47,8 @@
  * returns the bytes copied (0 if @addr is not RAM).  Looks the address
  * up only: no translation, no MMIO access.
  */
-static uint64_t sacc_peek_ram(AddressSpace *as, hwaddr addr, uint8_t *buf,
-                              uint64_t len)
+static uint64_t sacc_mon_peek_ram(AddressSpace *as, hwaddr addr, uint8_t *buf,
+                                  uint64_t len)
 {
     MemoryRegionSection sec = memory_region_find(as->root, addr, len);
     uint64_t n = 0;
@@ -73,8 +73,8 @@ static uint64_t sacc_peek_ram(AddressSpace *as, hwaddr addr, uint8_t *buf,
  * not its bus-master alias, so the answer does not depend on bus
  * mastering.  Returns the bytes read.
  */
-static uint32_t sacc_peek_iova(SaccState *s, uint64_t iova, uint8_t *buf,
-                               uint32_t len)
+static uint32_t sacc_mon_peek_iova(SaccState *s, uint64_t iova, uint8_t *buf,
+                                   uint32_t len)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     AddressSpace *as = pci_device_iommu_address_space(pdev);
@@ -115,14 +115,14 @@ static uint32_t sacc_peek_iova(SaccState *s, uint64_t iova, uint8_t *buf,
             }
             /* what the entry covers from here (an all-ones mask too) */
             n = MIN((uint64_t)n - 1, e.addr_mask - (off & e.addr_mask)) + 1;
-            got = sacc_peek_ram(e.target_as,
-                                (e.translated_addr & ~e.addr_mask) |
+            got = sacc_mon_peek_ram(e.target_as,
+                                    (e.translated_addr & ~e.addr_mask) |
                                     (off & e.addr_mask),
-                                buf + done, n);
+                                    buf + done, n);
         } else {
             /* no IOMMU on the way (DMAR off, pass-through) */
             memory_region_unref(sec.mr);
-            got = sacc_peek_ram(as, a, buf + done, n);
+            got = sacc_mon_peek_ram(as, a, buf + done, n);
         }
         done += got;
         if (got < n) {
@@ -133,11 +133,11 @@ static uint32_t sacc_peek_iova(SaccState *s, uint64_t iova, uint8_t *buf,
 }
 
 /* Either kind of address: a device address is checked against its size */
-static uint32_t sacc_peek(SaccState *s, uint64_t addr, bool dev,
-                          uint8_t *buf, uint32_t len)
+static uint32_t sacc_mon_peek(SaccState *s, uint64_t addr, bool dev,
+                              uint8_t *buf, uint32_t len)
 {
     if (!dev) {
-        return sacc_peek_iova(s, addr, buf, len);
+        return sacc_mon_peek_iova(s, addr, buf, len);
     }
     if (addr >= s->devmem_size) {
         return 0;
@@ -147,7 +147,7 @@ static uint32_t sacc_peek(SaccState *s, uint64_t addr, bool dev,
     return len;
 }
 
-static char *sacc_hex(const uint8_t *b, size_t n)
+static char *sacc_mon_hex(const uint8_t *b, size_t n)
 {
     GString *str = g_string_sized_new(2 * n + 1);
     size_t i;
@@ -158,11 +158,11 @@ static char *sacc_hex(const uint8_t *b, size_t n)
     return g_string_free(str, false);
 }
 
-static SaccDesc *sacc_desc_at(SaccState *s, uint64_t addr, bool dev,
-                              uint32_t index);
+static SaccDesc *sacc_mon_desc_at(SaccState *s, uint64_t addr, bool dev,
+                                  uint32_t index);
 
 /* Fill @q's fields from the 32 bytes at @b; the payload is the caller's */
-static void sacc_desc_decode(SaccDesc *q, const uint8_t *b)
+static void sacc_mon_desc_decode(SaccDesc *q, const uint8_t *b)
 {
     struct sacc_desc d;
 
@@ -183,13 +183,13 @@ static void sacc_desc_decode(SaccDesc *q, const uint8_t *b)
  * as the device would fetch it, each WRITE_INLINE's payload with it (its
  * first SACC_PEEK_SEG_BYTES); the first SACC_PEEK_SEG_CMDS commands.
  */
-static SaccDescList *sacc_segment_decode(SaccState *s, const SaccDesc *e)
+static SaccDescList *sacc_mon_segment_decode(SaccState *s, const SaccDesc *e)
 {
     const bool dev = e->flags & SACC_DESC_F_SRC_DEV;
     uint32_t len = MIN(e->length, SACC_SEGMENT_MAX), off = 0, n = 0;
     g_autofree uint8_t *buf = g_malloc0(SACC_SEGMENT_MAX);
     SaccDescList *head = NULL, **tail = &head;
-    uint32_t got = sacc_peek(s, e->src, dev, buf, len);
+    uint32_t got = sacc_mon_peek(s, e->src, dev, buf, len);
 
     while (off + sizeof(struct sacc_desc) <= len &&
            n < SACC_PEEK_SEG_CMDS) {
@@ -203,13 +203,13 @@ static SaccDescList *sacc_segment_decode(SaccState *s, const SaccDesc *e)
         if (q->fault) {
             break;
         }
-        sacc_desc_decode(q, buf + off);
+        sacc_mon_desc_decode(q, buf + off);
         off += sizeof(struct sacc_desc);
         if (q->opcode == SACC_OP_WRITE_INLINE && q->length &&
             q->length <= SACC_INLINE_MAX && off + q->length <= got) {
             q->has_payload = true;
-            q->payload = sacc_hex(buf + off,
-                                  MIN(q->length, SACC_PEEK_SEG_BYTES));
+            q->payload = sacc_mon_hex(buf + off,
+                                      MIN(q->length, SACC_PEEK_SEG_BYTES));
             off += SACC_INLINE_SLOTS(q->length) * sizeof(struct sacc_desc);
         }
     }
@@ -220,12 +220,13 @@ static SaccDescList *sacc_segment_decode(SaccState *s, const SaccDesc *e)
  * SQ slot @index of @ch, decoded: its inline payload from the slots after
  * it (wrapping), a segment's commands from the segment.
  */
-static SaccDesc *sacc_sq_slot(SaccState *s, SaccChannel *ch, uint32_t index)
+static SaccDesc *sacc_mon_sq_slot(SaccState *s, SaccChannel *ch,
+                                  uint32_t index)
 {
     const SaccChanRegs *r = &ch->regs;
     const bool dev = r->mode & SACC_MODE_SQ_DEV;
-    SaccDesc *q = sacc_desc_at(s, r->sq_base + (uint64_t)index * 32, dev,
-                               index);
+    SaccDesc *q = sacc_mon_desc_at(s, r->sq_base + (uint64_t)index * 32, dev,
+                                   index);
 
     if (q->fault) {
         return q;
@@ -236,27 +237,27 @@ static SaccDesc *sacc_sq_slot(SaccState *s, SaccChannel *ch, uint32_t index)
         uint32_t k, got = 0;
 
         for (k = 0; got < q->length; k++) {
-            uint32_t slot = (index + 1 + k) % r->sq_size;
+            uint32_t slot = sacc_ring_add(index, 1 + k, r->sq_size);
             uint32_t n = MIN(32, q->length - got);
 
-            if (sacc_peek(s, r->sq_base + (uint64_t)slot * 32, dev,
-                          p + got, n) < n) {
+            if (sacc_mon_peek(s, r->sq_base + (uint64_t)slot * 32, dev,
+                              p + got, n) < n) {
                 break;
             }
             got += n;
         }
         q->has_payload = true;
-        q->payload = sacc_hex(p, got);
+        q->payload = sacc_mon_hex(p, got);
     }
     if (q->opcode == SACC_OP_SEGMENT && (r->mode & SACC_MODE_V3)) {
         q->has_segment = true;
-        q->segment = sacc_segment_decode(s, q);
+        q->segment = sacc_mon_segment_decode(s, q);
     }
     return q;
 }
 
-static SaccDesc *sacc_desc_at(SaccState *s, uint64_t addr, bool dev,
-                              uint32_t index)
+static SaccDesc *sacc_mon_desc_at(SaccState *s, uint64_t addr, bool dev,
+                                  uint32_t index)
 {
     SaccDesc *q = g_new0(SaccDesc, 1);
     uint8_t b[sizeof(struct sacc_desc)];
@@ -264,9 +265,9 @@ static SaccDesc *sacc_desc_at(SaccState *s, uint64_t addr, bool dev,
     q->index = index;
     q->addr = addr;
     q->dev = dev;
-    q->fault = sacc_peek(s, addr, dev, b, sizeof(b)) < sizeof(b);
+    q->fault = sacc_mon_peek(s, addr, dev, b, sizeof(b)) < sizeof(b);
     if (!q->fault) {
-        sacc_desc_decode(q, b);
+        sacc_mon_desc_decode(q, b);
     }
     return q;
 }
@@ -277,8 +278,8 @@ static SaccDesc *sacc_desc_at(SaccState *s, uint64_t addr, bool dev,
  * after the tail (written since the last doorbell, or free) around them;
  * from the head if more than @count are pending.
  */
-static SaccDescList *sacc_sq_view(SaccState *s, SaccChannel *ch,
-                                  uint32_t count)
+static SaccDescList *sacc_mon_sq_view(SaccState *s, SaccChannel *ch,
+                                      uint32_t count)
 {
     const SaccDevRing *ring = &ch->ring;
     const uint32_t size = ch->regs.sq_size;
@@ -288,17 +289,17 @@ static SaccDescList *sacc_sq_view(SaccState *s, SaccChannel *ch,
     if (!(ch->regs.status & SACC_STATUS_READY) || !size) {
         return NULL;
     }
-    pending = (ring->sq_tail + size - ring->sq_head) % size;
+    pending = sacc_ring_used(ring->sq_head, ring->sq_tail, size);
     count = MIN(count, size);
     first = pending >= count
             ? ring->sq_head
             : (ring->sq_head + size - (count - pending) / 2) % size;
     for (i = 0; i < count; i++) {
         uint32_t idx = (first + i) % size;
-        SaccDesc *q = sacc_sq_slot(s, ch, idx);
+        SaccDesc *q = sacc_mon_sq_slot(s, ch, idx);
 
         q->has_pending = true;
-        q->pending = (idx + size - ring->sq_head) % size < pending;
+        q->pending = sacc_ring_used(ring->sq_head, idx, size) < pending;
         QAPI_LIST_APPEND(tail, q);
     }
     return head;
@@ -311,8 +312,8 @@ static SaccDescList *sacc_sq_view(SaccState *s, SaccChannel *ch,
  * written), the last lap's.  posted: the entry carries the phase of the
  * lap that wrote it.
  */
-static SaccCqeList *sacc_cq_view(SaccState *s, SaccChannel *ch,
-                                 uint32_t count)
+static SaccCqeList *sacc_mon_cq_view(SaccState *s, SaccChannel *ch,
+                                     uint32_t count)
 {
     const SaccDevRing *ring = &ch->ring;
     const uint32_t size = ch->regs.cq_size;
@@ -332,7 +333,7 @@ static SaccCqeList *sacc_cq_view(SaccState *s, SaccChannel *ch,
 
         e->index = idx;
         e->addr = ch->regs.cq_base + (uint64_t)idx * sizeof(c);
-        e->fault = sacc_peek_iova(s, e->addr, (uint8_t *)&c, sizeof(c)) <
+        e->fault = sacc_mon_peek_iova(s, e->addr, (uint8_t *)&c, sizeof(c)) <
                    sizeof(c);
         if (!e->fault) {
             e->has_req_id = e->has_result_len = e->has_engine_ns = true;
@@ -351,8 +352,8 @@ static SaccCqeList *sacc_cq_view(SaccState *s, SaccChannel *ch,
     return head;
 }
 
-static SaccChannelInfo *sacc_channel_info(SaccState *s, SaccChannel *ch,
-                                          bool rings, uint32_t count)
+static SaccChannelInfo *sacc_mon_channel_info(SaccState *s, SaccChannel *ch,
+                                              bool rings, uint32_t count)
 {
     SaccChannelInfo *c = g_new0(SaccChannelInfo, 1);
     const SaccChanRegs *r = &ch->regs;
@@ -375,8 +376,8 @@ static SaccChannelInfo *sacc_channel_info(SaccState *s, SaccChannel *ch,
     c->cq_tail = ring->cq_tail;
     c->phase = ring->phase;
     c->outstanding = r->sq_size && (r->status & SACC_STATUS_READY)
-                     ? (ring->sq_tail + r->sq_size - ring->sq_head) %
-                           r->sq_size
+                     ? sacc_ring_used(ring->sq_head, ring->sq_tail,
+                                      r->sq_size)
                      : 0;
     c->token_pending = ch->token;
     c->db_pending = qatomic_read(&ch->db_pending);
@@ -400,13 +401,13 @@ static SaccChannelInfo *sacc_channel_info(SaccState *s, SaccChannel *ch,
     c->msix_masked = msix_is_masked(PCI_DEVICE(s), ch->id);
     if (rings) {
         c->has_sq = c->has_cq = true;
-        c->sq = sacc_sq_view(s, ch, count);
-        c->cq = sacc_cq_view(s, ch, count);
+        c->sq = sacc_mon_sq_view(s, ch, count);
+        c->cq = sacc_mon_cq_view(s, ch, count);
     }
     return c;
 }
 
-static int sacc_collect(Object *obj, void *opaque)
+static int sacc_mon_collect(Object *obj, void *opaque)
 {
     GSList **list = opaque;
 
@@ -416,7 +417,7 @@ static int sacc_collect(Object *obj, void *opaque)
     return 0;
 }
 
-static gint sacc_path_cmp(gconstpointer a, gconstpointer b)
+static gint sacc_mon_path_cmp(gconstpointer a, gconstpointer b)
 {
     g_autofree char *pa = object_get_canonical_path(OBJECT(a));
     g_autofree char *pb = object_get_canonical_path(OBJECT(b));
@@ -425,7 +426,7 @@ static gint sacc_path_cmp(gconstpointer a, gconstpointer b)
 }
 
 /* The devices asked for: @id's, or all, in QOM path order. */
-static GSList *sacc_devices(bool has_id, const char *id, Error **errp)
+static GSList *sacc_mon_devices(bool has_id, const char *id, Error **errp)
 {
     GSList *list = NULL;
     Object *obj;
@@ -439,12 +440,12 @@ static GSList *sacc_devices(bool has_id, const char *id, Error **errp)
         }
         return g_slist_prepend(NULL, obj);
     }
-    object_child_foreach_recursive(object_get_root(), sacc_collect, &list);
-    return g_slist_sort(list, sacc_path_cmp);
+    object_child_foreach_recursive(object_get_root(), sacc_mon_collect, &list);
+    return g_slist_sort(list, sacc_mon_path_cmp);
 }
 
-static SaccInfo *sacc_info(SaccState *s, bool has_channel, uint32_t chan,
-                           uint32_t count)
+static SaccInfo *sacc_mon_info(SaccState *s, bool has_channel, uint32_t chan,
+                               uint32_t count)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     SaccInfo *i = g_new0(SaccInfo, 1);
@@ -468,23 +469,23 @@ static SaccInfo *sacc_info(SaccState *s, bool has_channel, uint32_t chan,
     i->next_channel = s->rr_next;
     for (k = 0; k < s->nr_channels; k++) {
         if (!has_channel || k == chan) {
-            QAPI_LIST_APPEND(tail, sacc_channel_info(s, &s->chan[k],
-                                                     has_channel, count));
+            QAPI_LIST_APPEND(tail, sacc_mon_channel_info(s, &s->chan[k],
+                                                         has_channel, count));
         }
     }
     return i;
 }
 
-static SaccMemory *sacc_memory(SaccState *s, uint64_t addr, uint32_t len,
-                               bool dev)
+static SaccMemory *sacc_mon_memory(SaccState *s, uint64_t addr, uint32_t len,
+                                   bool dev)
 {
     SaccMemory *m = g_new0(SaccMemory, 1);
     g_autofree uint8_t *buf = g_malloc0(MAX(len, 1));
-    uint32_t got = sacc_peek(s, addr, dev, buf, len);
+    uint32_t got = sacc_mon_peek(s, addr, dev, buf, len);
 
     m->addr = addr;
     m->dev = dev;
-    m->data = sacc_hex(buf, got);
+    m->data = sacc_mon_hex(buf, got);
     if (got < len) {
         m->has_fault_addr = true;
         m->fault_addr = addr + got;
@@ -514,7 +515,7 @@ SaccInfoList *qmp_x_query_sacc(bool has_id, const char *id,
         error_setg(errp, "length must be 1..%u", SACC_PEEK_MAX_LEN);
         return NULL;
     }
-    devs = sacc_devices(has_id, id, errp);
+    devs = sacc_mon_devices(has_id, id, errp);
     if (has_id && !devs) {
         return NULL;
     }
@@ -534,11 +535,11 @@ SaccInfoList *qmp_x_query_sacc(bool has_id, const char *id,
             g_slist_free(devs);
             return NULL;
         }
-        i = sacc_info(s, has_channel, channel,
-                      has_count ? count : SACC_PEEK_SLOTS);
+        i = sacc_mon_info(s, has_channel, channel,
+                          has_count ? count : SACC_PEEK_SLOTS);
         if (has_addr) {
             i->has_memory = true;
-            i->memory = sacc_memory(s, addr, length, has_dev && dev);
+            i->memory = sacc_mon_memory(s, addr, length, has_dev && dev);
         }
         QAPI_LIST_APPEND(tail, i);
     }

@@ -4,7 +4,9 @@
  *
  * Plain C, no VFIO, no syscalls.  The index arithmetic at the top is
  * static inline so a device-side implementation (or a test stand-in)
- * can share exactly the same rules as the driver.
+ * can share exactly the same rules as the driver: the QEMU model does
+ * (qemu-model/apply.sh copies this header beside sacc_hw.h), so the top
+ * of this file compiles under QEMU's flags too.
  *
  * Rules (NVMe style):
  *  - ring sizes are powers of two from SACC_RING_MIN_ENTRIES to

@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Line and edge coverage of one source file from a libFuzzer coverage log.
+"""Line and edge coverage of the device's sources from a libFuzzer log.
 
-usage: sacc-coverage.py LOG BINARY [SUFFIX]      (SUFFIX: hw/misc/sacc.c)
+usage: sacc-coverage.py LOG BINARY [REGEX]
+
+REGEX picks the source files by path (default: the device's files,
+hw/misc/sacc*.c but sacc-monitor.c and sacc-names.c, which generic-fuzz
+never reaches: it sends no monitor commands).
 
 LOG is the output of `qemu-fuzz-x86_64 ... -runs=0 -print_coverage=1
 -print_full_coverage=1 CORPUS...`.  -print_coverage lists every
@@ -12,7 +16,8 @@ its uncovered ("U") and covered ("C") edges, but without file names, and
 inlined code from headers (trace events, bitops.h, pci.h) shows up with
 its header's line numbers.  So the file of each listed line is looked up
 in the function's own machine code (llvm-objdump -l): a line counts for
-SUFFIX if the function has instructions from SUFFIX at that line.
+the function's file if the function has instructions from that file at
+that line.
 
 libFuzzer instruments basic blocks, so the lines counted are those where
 an instrumented block starts; one is covered if at least one such block
@@ -29,7 +34,10 @@ import subprocess
 import sys
 
 INIT_ONLY = {"sacc_realize", "sacc_class_init", "sacc_register_types",
-             "do_qemu_init_sacc_register_types", "sacc_exit"}
+             "do_qemu_init_sacc_register_types", "sacc_exit",
+             "sacc_regs_realize", "sacc_irq_realize", "sacc_irq_unrealize",
+             "sacc_engine_start", "sacc_engine_stop", "sacc_instance_init"}
+DEVICE = r"hw/misc/sacc(?!-monitor\.c$|-names\.c$)[^/]*\.c$"
 
 
 def parse_log(path):
@@ -89,57 +97,67 @@ def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
     log, binary = sys.argv[1], sys.argv[2]
-    suffix = sys.argv[3] if len(sys.argv) > 3 else "hw/misc/sacc.c"
-    funcs = [f for f in parse_log(log) if f["file"].endswith(suffix)]
+    pick = re.compile(sys.argv[3] if len(sys.argv) > 3 else DEVICE)
+    funcs = [f for f in parse_log(log) if pick.search(f["file"])]
     if not funcs:
-        sys.exit(f"no function of {suffix} in {log} (was it instrumented?)")
-    src_path = funcs[0]["file"]
+        sys.exit(f"no function of {pick.pattern} in {log} (was it instrumented?)")
     lf = line_files(binary, sorted({f["name"] for f in funcs}))
 
-    def ours(fn, n):
-        return any(p.endswith(suffix) for p in lf[fn["name"]].get(n, ()))
+    def short(path):
+        return path[path.rfind("hw/misc/"):] if "hw/misc/" in path else path
 
-    covered, seen = {}, {}
+    def ours(fn, n):
+        return n > 0 and short(fn["file"]) in map(short, lf[fn["name"]].get(n, ()))
+
+    # (file, line) -> "run" or "init"; covered: (file, line)
+    covered, seen = set(), {}
     for fn in funcs:
         group = "init" if fn["name"] in INIT_ONLY else "run"
         for n in fn["U"] + fn["C"]:
-            if n > 0 and ours(fn, n) and seen.get(n) != "run":
-                seen[n] = group
-        for n in fn["C"]:
-            if n > 0 and ours(fn, n):
-                covered[n] = True
-
-    try:
-        with open(src_path) as f:
-            src = f.read().splitlines()
-    except OSError:
-        src = []
+            key = (fn["file"], n)
+            if ours(fn, n) and seen.get(key) != "run":
+                seen[key] = group
+        covered |= {(fn["file"], n) for n in fn["C"] if ours(fn, n)}
 
     def pct(a, b):
         return f"{a}/{b} ({100.0 * a / b:.1f}%)" if b else "0/0"
 
-    run = [n for n, g in seen.items() if g == "run"]
-    run_cov = [n for n in run if n in covered]
+    files = sorted({f["file"] for f in funcs})
+    run = [k for k, g in seen.items() if g == "run"]
+    run_cov = [k for k in run if k in covered]
     edges = sum(f["edges"] for f in funcs)
     total = sum(f["total"] for f in funcs)
     proc = [f for f in funcs if f["name"] == "sacc_process"]
-    print(f"{suffix}: block-start lines covered {pct(len(run_cov), len(run))}"
-          f" outside start-up code; {pct(len(covered), len(seen))} of all")
-    print(f"{suffix}: edges covered {pct(edges, total)} (edges include "
+    print(f"the device ({len(files)} files): block-start lines covered "
+          f"{pct(len(run_cov), len(run))} outside start-up code; "
+          f"{pct(len(covered), len(seen))} of all")
+    print(f"the device: edges covered {pct(edges, total)} (edges include "
           f"sanitizer checks, trace/log branches)" +
           (f"; sacc_process {proc[0]['edges']}/{proc[0]['total']}" if proc else ""))
-    for fn in sorted(funcs, key=lambda f: f["line"]):
-        mine = {n for n in fn["U"] + fn["C"] if n > 0 and ours(fn, n)}
-        hit = {n for n in mine if n in covered}
-        tag = "  (start-up only)" if fn["name"] in INIT_ONLY else ""
-        print(f"  {fn['name']:<34} edges {fn['edges']:>3}/{fn['total']:<3}"
-              f" lines {len(hit):>3}/{len(mine):<3}{tag}")
-    missed = sorted(n for n in run if n not in covered)
+    for path in files:
+        mine = [f for f in funcs if f["file"] == path]
+        fr = [k for k in run if k[0] == path]
+        print(f"{short(path)}: lines {pct(sum(k in covered for k in fr), len(fr))}, "
+              f"edges {pct(sum(f['edges'] for f in mine), sum(f['total'] for f in mine))}")
+        for fn in sorted(mine, key=lambda f: f["line"]):
+            lines = {n for n in fn["U"] + fn["C"] if ours(fn, n)}
+            hit = {n for n in lines if (path, n) in covered}
+            tag = "  (start-up only)" if fn["name"] in INIT_ONLY else ""
+            print(f"  {fn['name']:<34} edges {fn['edges']:>3}/{fn['total']:<3}"
+                  f" lines {len(hit):>3}/{len(lines):<3}{tag}")
+    missed = sorted(k for k in run if k not in covered)
     if missed:
-        print(f"{suffix}: block-start lines with no covered block ({len(missed)}):")
-        for n in missed:
-            text = src[n - 1].strip() if 0 < n <= len(src) else ""
-            print(f"  {n:>4}: {text[:90]}")
+        print(f"the device: block-start lines with no covered block ({len(missed)}):")
+    src = {}
+    for path, n in missed:
+        if path not in src:
+            try:
+                with open(path) as f:
+                    src[path] = f.read().splitlines()
+            except OSError:
+                src[path] = []
+        text = src[path][n - 1].strip() if 0 < n <= len(src[path]) else ""
+        print(f"  {short(path)}:{n}: {text[:80]}")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@
 #define ROUNDS		24
 /*
  * Big enough that the device copies without QEMU's BQL (SACC_UNLOCKED_MIN
- * in qemu-model/sacc.c is 64 KiB): resets must wait for such a copy.
+ * in qemu-model/sacc-copy.c is 64 KiB): resets must wait for such a copy.
  */
 #define OP_LEN		(128 * KiB)
 #define DST_LEN		(64 * OP_LEN) /* a distinct dst for 64 copies */
