@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "sacc_mmio.h"
-#include "sacc_priv.h"
+#include "sacc_track.h"
 
 struct sacc_chain {
 	struct sacc_dev *dev;

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sacc_graph.h"
+#include "sacc_track.h"
 
 /* ---- the segment ---- */
 
@@ -515,12 +515,6 @@ int sacc_graph_launch(struct sacc_dev *dev, struct sacc_graph *g,
 	dev->stats.submitted++;
 	ret = sacc_publish_ring(dev, slot, 1, NULL);
 	return ret ? ret : 1;
-}
-
-void sacc_graph_put(struct sacc_graph *g)
-{
-	if (g->inflight)
-		g->inflight--;
 }
 
 /* ---- accessors ---- */

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sacc_priv.h"
+#include "sacc_track.h"
 
 static void note_error(struct sacc_dev *dev, const struct sacc_err *e)
 {

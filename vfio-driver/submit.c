@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "sacc_mmio.h"
-#include "sacc_priv.h"
+#include "sacc_track.h"
 
 /*
  * SACC_PAUSE_BEFORE_DOORBELL=SECONDS (docs/debugging.md): stop before

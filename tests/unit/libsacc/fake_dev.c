@@ -341,6 +341,7 @@ struct sacc_dev *fake_open_mode(uint32_t sq, uint32_t cq, uint32_t mode,
 void fake_close(struct sacc_dev *dev)
 {
 	sacc_queue_free(dev);
+	sacc_graph_orphan_all(dev); /* as sacc_close() */
 	sacc_buf_free_all(dev);
 	sacc_devmem_close(dev);
 	F.dm = NULL;
