@@ -21,14 +21,14 @@
 #include <rte_branch_prediction.h>
 #include <rte_dmadev.h>
 
-#include "sacc_dmadev.h"
+#include "saccdma_internal.h"
 
 /* At most this many bad completions are logged per vchan start. */
-#define SACC_BAD_CQE_LOG 8
+#define SACCDMA_BAD_CQE_LOG 8
 
-static inline struct sacc_vchan *vchan_of(void *priv, uint16_t vchan)
+static inline struct saccdma_vchan *vchan_of(void *priv, uint16_t vchan)
 {
-	struct sacc_dmadev *sd = priv;
+	struct saccdma_dev *sd = priv;
 
 	if (unlikely(vchan >= sd->nb_vchans))
 		return NULL;
@@ -36,7 +36,7 @@ static inline struct sacc_vchan *vchan_of(void *priv, uint16_t vchan)
 }
 
 /* Publish what was enqueued (one release fence) and ring once. */
-static inline void doorbell(struct sacc_vchan *vc)
+static inline void doorbell(struct saccdma_vchan *vc)
 {
 	uint32_t n = sacc_sq_unpublished(&vc->sq);
 
@@ -48,8 +48,9 @@ static inline void doorbell(struct sacc_vchan *vc)
 }
 
 /* One descriptor at the tail; its job id, or -ENOSPC. */
-static inline int enqueue(struct sacc_vchan *vc, uint16_t opcode, uint64_t src,
-			  rte_iova_t dst, uint32_t len, uint64_t flags)
+static inline int enqueue(struct saccdma_vchan *vc, uint16_t opcode,
+			  uint64_t src, rte_iova_t dst, uint32_t len,
+			  uint64_t flags)
 {
 	uint32_t id = vc->next_id;
 	const struct sacc_desc d = {
@@ -74,10 +75,10 @@ static inline int enqueue(struct sacc_vchan *vc, uint16_t opcode, uint64_t src,
 	return (uint16_t)id;
 }
 
-static int sacc_copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst,
-		     uint32_t length, uint64_t flags)
+static int saccdma_copy(void *priv, uint16_t vchan, rte_iova_t src,
+			rte_iova_t dst, uint32_t length, uint64_t flags)
 {
-	struct sacc_vchan *vc = vchan_of(priv, vchan);
+	struct saccdma_vchan *vc = vchan_of(priv, vchan);
 
 	if (unlikely(vc == NULL))
 		return -EINVAL;
@@ -86,19 +87,19 @@ static int sacc_copy(void *priv, uint16_t vchan, rte_iova_t src, rte_iova_t dst,
 
 /* FILL (spec section 19): src carries the pattern, byte i of dst is byte
  * i % 8 of it (little endian), as rte_dma_fill() defines it. */
-static int sacc_fill(void *priv, uint16_t vchan, uint64_t pattern,
-		     rte_iova_t dst, uint32_t length, uint64_t flags)
+static int saccdma_fill(void *priv, uint16_t vchan, uint64_t pattern,
+			rte_iova_t dst, uint32_t length, uint64_t flags)
 {
-	struct sacc_vchan *vc = vchan_of(priv, vchan);
+	struct saccdma_vchan *vc = vchan_of(priv, vchan);
 
 	if (unlikely(vc == NULL))
 		return -EINVAL;
 	return enqueue(vc, SACC_OP_FILL, pattern, dst, length, flags);
 }
 
-static int sacc_submit(void *priv, uint16_t vchan)
+static int saccdma_submit(void *priv, uint16_t vchan)
 {
-	struct sacc_vchan *vc = vchan_of(priv, vchan);
+	struct saccdma_vchan *vc = vchan_of(priv, vchan);
 
 	if (unlikely(vc == NULL))
 		return -EINVAL;
@@ -107,12 +108,12 @@ static int sacc_submit(void *priv, uint16_t vchan)
 }
 
 /* Ops published to the device and not yet handed back. */
-static inline uint32_t outstanding(const struct sacc_vchan *vc)
+static inline uint32_t outstanding(const struct saccdma_vchan *vc)
 {
 	return sacc_ring_used(vc->sq.head, vc->sq.published, vc->sq.size);
 }
 
-bool sacc_dma_vchan_idle(const struct sacc_vchan *vc)
+bool saccdma_vchan_idle(const struct saccdma_vchan *vc)
 {
 	uint32_t n = outstanding(vc);
 
@@ -120,17 +121,18 @@ bool sacc_dma_vchan_idle(const struct sacc_vchan *vc)
 	return n == 0 || sacc_cq_peek_at(&vc->cq, n - 1, NULL);
 }
 
-static enum rte_dma_status_code bad_cqe(struct sacc_vchan *vc,
+static enum rte_dma_status_code bad_cqe(struct saccdma_vchan *vc,
 					const struct sacc_cqe *e, uint32_t id,
 					const char *what)
 {
-	if (vc->bad_cqe++ < SACC_BAD_CQE_LOG)
-		SACC_LOG(ERR,
-			 "channel %u: completion for req_id %u has %s "
-			 "(req_id %u, status %u, result_len %u): not believed",
-			 vc->chan, id, what, rte_le_to_cpu_32(e->req_id),
-			 rte_le_to_cpu_16(e->status),
-			 rte_le_to_cpu_32(e->result_len));
+	if (vc->bad_cqe++ < SACCDMA_BAD_CQE_LOG)
+		SACCDMA_LOG(
+		    ERR,
+		    "channel %u: completion for req_id %u has %s "
+		    "(req_id %u, status %u, result_len %u): not believed",
+		    vc->chan, id, what, rte_le_to_cpu_32(e->req_id),
+		    rte_le_to_cpu_16(e->status),
+		    rte_le_to_cpu_32(e->result_len));
 	return RTE_DMA_STATUS_ERROR_UNKNOWN;
 }
 
@@ -142,11 +144,12 @@ static enum rte_dma_status_code bad_cqe(struct sacc_vchan *vc,
  * before and after FAULT_INFO: req_ids are unique, so equal reads mean
  * the access code belongs to this descriptor.
  */
-static enum rte_dma_status_code fault_status(struct sacc_vchan *vc, uint32_t id)
+static enum rte_dma_status_code fault_status(struct saccdma_vchan *vc,
+					     uint32_t id)
 {
-	uint32_t r1 = sacc_rd32(vc->blk, SACC_REG_FAULT_REQ_ID);
-	uint32_t info = sacc_rd32(vc->blk, SACC_REG_FAULT_INFO);
-	uint32_t r2 = sacc_rd32(vc->blk, SACC_REG_FAULT_REQ_ID);
+	uint32_t r1 = saccdma_rd32(vc->blk, SACC_REG_FAULT_REQ_ID);
+	uint32_t info = saccdma_rd32(vc->blk, SACC_REG_FAULT_INFO);
+	uint32_t r2 = saccdma_rd32(vc->blk, SACC_REG_FAULT_REQ_ID);
 
 	if (r1 == id && r2 == id) {
 		switch (info & SACC_FAULT_ACCESS_MASK) {
@@ -166,7 +169,7 @@ static enum rte_dma_status_code fault_status(struct sacc_vchan *vc, uint32_t id)
 
 /* The status of the completion @e of the op with req_id @id. */
 static enum rte_dma_status_code
-cqe_status(struct sacc_vchan *vc, const struct sacc_cqe *e, uint32_t id)
+cqe_status(struct saccdma_vchan *vc, const struct sacc_cqe *e, uint32_t id)
 {
 	const struct sacc_desc *d = sacc_sq_slot(&vc->sq, id);
 
@@ -191,15 +194,15 @@ cqe_status(struct sacc_vchan *vc, const struct sacc_cqe *e, uint32_t id)
 
 /* A successful completion of req_id @id, by every check: completed()
  * stops at anything else and leaves it to cqe_status(). */
-static inline bool cqe_ok(const struct sacc_vchan *vc, const struct sacc_cqe *e,
-			  uint32_t id)
+static inline bool cqe_ok(const struct saccdma_vchan *vc,
+			  const struct sacc_cqe *e, uint32_t id)
 {
 	return e->status == 0 && rte_le_to_cpu_32(e->req_id) == id &&
 	       e->result_len == sacc_sq_slot(&vc->sq, id)->length;
 }
 
 /* Hand back @n ops: the rings move on, CQ_HEAD is written once. */
-static inline void consume(struct sacc_vchan *vc, uint32_t n)
+static inline void consume(struct saccdma_vchan *vc, uint32_t n)
 {
 	uint32_t head;
 
@@ -210,7 +213,7 @@ static inline void consume(struct sacc_vchan *vc, uint32_t n)
 	sacc_sq_complete(&vc->sq, n);
 	vc->done_id += n;
 	vc->stats.completed += n;
-	sacc_wr32(vc->blk, SACC_REG_CQ_HEAD, head);
+	saccdma_wr32(vc->blk, SACC_REG_CQ_HEAD, head);
 }
 
 /*
@@ -218,11 +221,11 @@ static inline void consume(struct sacc_vchan *vc, uint32_t n)
  * not and leave it for completed_status() (the dmadev contract:
  * has_error, the same last_idx again until it is gathered).
  */
-static uint16_t sacc_completed(void *priv, uint16_t vchan,
-			       const uint16_t nb_cpls, uint16_t *last_idx,
-			       bool *has_error)
+static uint16_t saccdma_completed(void *priv, uint16_t vchan,
+				  const uint16_t nb_cpls, uint16_t *last_idx,
+				  bool *has_error)
 {
-	struct sacc_vchan *vc = vchan_of(priv, vchan);
+	struct saccdma_vchan *vc = vchan_of(priv, vchan);
 	uint32_t n = 0, max;
 	struct sacc_cqe e;
 
@@ -242,12 +245,12 @@ static uint16_t sacc_completed(void *priv, uint16_t vchan,
 }
 
 /* Up to @nb_cpls ops, failed ones included, one status each. */
-static uint16_t sacc_completed_status(void *priv, uint16_t vchan,
-				      const uint16_t nb_cpls,
-				      uint16_t *last_idx,
-				      enum rte_dma_status_code *status)
+static uint16_t saccdma_completed_status(void *priv, uint16_t vchan,
+					 const uint16_t nb_cpls,
+					 uint16_t *last_idx,
+					 enum rte_dma_status_code *status)
 {
-	struct sacc_vchan *vc = vchan_of(priv, vchan);
+	struct saccdma_vchan *vc = vchan_of(priv, vchan);
 	uint32_t n = 0, max;
 	struct sacc_cqe e;
 
@@ -267,21 +270,21 @@ static uint16_t sacc_completed_status(void *priv, uint16_t vchan,
 
 /* Counted from the ops handed back, not from the device's progress: it
  * falls by one per enqueue and never rises on submit. */
-static uint16_t sacc_burst_capacity(const void *priv, uint16_t vchan)
+static uint16_t saccdma_burst_capacity(const void *priv, uint16_t vchan)
 {
-	const struct sacc_dmadev *sd = priv;
+	const struct saccdma_dev *sd = priv;
 
 	if (unlikely(vchan >= sd->nb_vchans))
 		return 0;
 	return (uint16_t)sacc_sq_space(&sd->vc[vchan].sq);
 }
 
-void sacc_dma_fp_install(struct rte_dma_fp_object *fp)
+void saccdma_fp_install(struct rte_dma_fp_object *fp)
 {
-	fp->copy = sacc_copy;
-	fp->fill = sacc_fill;
-	fp->submit = sacc_submit;
-	fp->completed = sacc_completed;
-	fp->completed_status = sacc_completed_status;
-	fp->burst_capacity = sacc_burst_capacity;
+	fp->copy = saccdma_copy;
+	fp->fill = saccdma_fill;
+	fp->submit = saccdma_submit;
+	fp->completed = saccdma_completed;
+	fp->completed_status = saccdma_completed_status;
+	fp->burst_capacity = saccdma_burst_capacity;
 }

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * buf.c - DMA buffers of a device, on top of iommu/'s DMA context:
- * page-granular anonymous memory, least-privilege mapping from the
- * access mode, guard pages, registry names for fault attribution.
+ * buf.c - the handle's DMA context (iommu/'s: opened, closed, its IOVA
+ * ranges) and DMA buffers on top of it: page-granular anonymous memory,
+ * least-privilege mapping from the access mode, guard pages, registry
+ * names for fault attribution.
  * Device memory buffers (v0.4) are devmem.c's; they share the handle's
  * list, sacc_buf_free() and the accessors.
  */
@@ -32,24 +33,34 @@ void sacc_dev_dma_close(struct sacc_dev *dev)
 	dev->dma = NULL;
 }
 
-void sacc_buf_link(struct sacc_dev *dev, struct sacc_buf *b)
+int sacc_dev_iova_ranges(const struct sacc_dev *dev,
+			 struct sacc_iova_range *out, unsigned int max,
+			 uint64_t *pgsizes)
 {
-	b->prev = NULL;
-	b->next = dev->bufs;
-	if (dev->bufs)
-		dev->bufs->prev = b;
-	dev->bufs = b;
+	const struct sacc_iommu_info *info;
+	unsigned int i;
+
+	if (!dev || !dev->dma)
+		return sacc_seterr(NULL, EBADF, "device is not open");
+	info = sacc_dma_ctx_info(dev->dma);
+	if (pgsizes)
+		*pgsizes = info->pgsizes;
+	if (!info->has_iova_ranges) {
+		/* No CAP_IOVA_RANGE: what iommu/ falls back to. */
+		if (out && max) {
+			out[0].start = SACC_IOVA_FALLBACK_START;
+			out[0].end = SACC_IOVA_FALLBACK_END;
+		}
+		return 1;
+	}
+	for (i = 0; out && i < max && i < info->nr_ranges; i++)
+		out[i] = info->ranges[i];
+	return (int)info->nr_ranges;
 }
 
-void sacc_buf_unlink(struct sacc_dev *dev, struct sacc_buf *b)
+struct sacc_dma_ctx *sacc_dev_dma(struct sacc_dev *dev)
 {
-	if (b->prev)
-		b->prev->next = b->next;
-	else
-		dev->bufs = b->next;
-	if (b->next)
-		b->next->prev = b->prev;
-	b->next = b->prev = NULL;
+	return dev ? dev->dma : NULL;
 }
 
 int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,

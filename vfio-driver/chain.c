@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "sacc_mmio.h"
-#include "sacc_priv.h"
+#include "sacc_track.h"
 
 struct sacc_chain {
 	struct sacc_dev *dev;
@@ -136,22 +136,7 @@ int sacc_chain_launch(struct sacc_chain *c)
 			memset(
 			    &dev->track[sacc_ring_add(slot0, k, dev->sq.size)],
 			    0, sizeof(*t));
-		t->cookie = op->cookie;
-		t->req_id = c->desc[c->head[i]].req_id;
-		t->len = op->opcode == SACC_OP_TIMESTAMP
-			     ? SACC_TIMESTAMP_LEN
-			     : c->desc[c->head[i]].length;
-		t->opcode = op->opcode;
-		t->raw = 0;
-		t->slots = (uint16_t)(end - c->head[i]);
-		t->irq = !!(op->flags & SACC_OPF_IRQ);
-		t->src = op->src;
-		t->dst = op->dst;
-		t->graph = NULL;
-		if (t->src)
-			t->src->inflight++;
-		if (t->dst)
-			t->dst->inflight++;
+		sacc_track_op(t, &c->desc[c->head[i]], end - c->head[i], op);
 	}
 	dev->stats.submitted += c->n;
 	ret = sacc_publish_ring(dev, slot0, c->n, NULL);

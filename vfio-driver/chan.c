@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * chan.c - v0.3 channels: BAR2 (mapped once per device), and a
- * sacc_dev handle per extra channel (sacc_chan_open()).
+ * chan.c - v0.3 channels: a sacc_dev handle per extra channel
+ * (sacc_chan_open()), on its block of BAR2 (which hw.c maps once per
+ * device), its MSI-X vector and its block's reset.
  *
  * A channel handle shares the device's VFIO fds, DMA context, fault
  * journal, BAR mappings and device memory (v0.4: the root's allocator,
@@ -20,40 +21,11 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sacc_mmio.h"
 #include "sacc_priv.h"
-
-int sacc_bar2_map(struct sacc_dev *dev)
-{
-	void *p;
-	uint32_t n;
-
-	dev->channels = 1;
-	dev->bar2_map = NULL;
-	if (!dev->bar2.valid || dev->bar2.size < SACC_BAR2_SIZE ||
-	    !(dev->bar2.flags & VFIO_REGION_INFO_FLAG_MMAP))
-		return 0; /* a v0.2 device: channel 0 only */
-	p = mmap(NULL, SACC_BAR2_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED,
-		 dev->device_fd, (off_t)dev->bar2.offset);
-	if (p == MAP_FAILED)
-		return sacc_seterr(dev, errno, "%s: mmap of BAR2: %s", dev->bdf,
-				   strerror(errno));
-	dev->bar2_map = p;
-	n = sacc_mmio_read32(p, SACC_DEV_CHANNELS);
-	dev->channels = n >= 1 && n <= SACC_CHANNELS_MAX ? n : 1;
-	return 0;
-}
-
-void sacc_bar2_unmap(struct sacc_dev *dev)
-{
-	if (dev->bar2_map)
-		munmap((void *)dev->bar2_map, SACC_BAR2_SIZE);
-	dev->bar2_map = NULL;
-}
 
 /* @dev's own channel block: BAR2 block k (channel 0: block 0). */
 static volatile uint32_t *block(struct sacc_dev *dev)
@@ -119,6 +91,7 @@ void sacc_chan_release(struct sacc_dev *ch)
 	}
 	ch->initialised = false;
 	sacc_queue_free(ch);
+	sacc_graph_orphan_all(ch); /* before their buffers go */
 	sacc_buf_free_all(ch);
 	if (ch->irq_fd >= 0)
 		close(ch->irq_fd);
@@ -330,22 +303,6 @@ unsigned int sacc_dev_channels(const struct sacc_dev *dev)
 	if (!dev)
 		return 0;
 	return dev->root ? dev->root->channels : dev->channels;
-}
-
-uint64_t sacc_dev_clock(struct sacc_dev *dev)
-{
-	struct sacc_dev *root = dev ? (dev->root ? dev->root : dev) : NULL;
-	uint64_t lo, hi, hi2;
-
-	if (!root || !root->bar2_map)
-		return 0;
-	/* Two halves; re-read if the high word moved. */
-	do {
-		hi = sacc_mmio_read32(root->bar2_map, SACC_DEV_CLOCK + 4);
-		lo = sacc_mmio_read32(root->bar2_map, SACC_DEV_CLOCK);
-		hi2 = sacc_mmio_read32(root->bar2_map, SACC_DEV_CLOCK + 4);
-	} while (hi != hi2);
-	return hi << 32 | lo;
 }
 
 uint64_t sacc_dev_put_iova(const struct sacc_dev *dev)

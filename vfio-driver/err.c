@@ -8,6 +8,7 @@
  * sacc_errmsg() reads the message.  The library never prints and never
  * aborts.
  */
+#include <errno.h>
 #include <stdarg.h>
 
 #include "sacc_priv.h"
@@ -46,4 +47,9 @@ const char *sacc_errmsg(const struct sacc_dev *dev)
 	if (dev)
 		return dev->err.msg;
 	return tls_err.msg;
+}
+
+int sacc_gone_err(struct sacc_dev *dev)
+{
+	return sacc_seterr(dev, ENODEV, "%s", dev->why_gone.msg);
 }

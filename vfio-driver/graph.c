@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sacc_graph.h"
+#include "sacc_track.h"
 
 /* ---- the segment ---- */
 
@@ -472,7 +472,6 @@ int sacc_graph_launch(struct sacc_dev *dev, struct sacc_graph *g,
 		      uint64_t cookie)
 {
 	struct sacc_desc d = {.opcode = SACC_OP_SEGMENT};
-	struct sacc_track *t;
 	uint32_t slot;
 	int ret;
 
@@ -501,26 +500,10 @@ int sacc_graph_launch(struct sacc_dev *dev, struct sacc_graph *g,
 	d.req_id = sacc_next_req_id(dev);
 	if (sacc_sq_push(&dev->sq, &d, &slot))
 		return 0; /* cannot happen: space was checked */
-	t = &dev->track[slot];
-	memset(t, 0, sizeof(*t));
-	t->cookie = cookie;
-	t->req_id = d.req_id;
-	t->len = g->raw ? g->slots : g->n; /* commands (raw: at most) */
-	t->opcode = SACC_OP_SEGMENT;
-	t->raw = g->raw;
-	t->slots = 1;
-	t->irq = !!(d.flags & SACC_DESC_F_IRQ);
-	t->graph = g;
-	g->inflight++;
+	sacc_track_graph(&dev->track[slot], &d, g, cookie);
 	dev->stats.submitted++;
 	ret = sacc_publish_ring(dev, slot, 1, NULL);
 	return ret ? ret : 1;
-}
-
-void sacc_graph_put(struct sacc_graph *g)
-{
-	if (g->inflight)
-		g->inflight--;
 }
 
 /* ---- accessors ---- */

@@ -3,14 +3,16 @@
  * health.c - the slow path's look at the device, off sacc_poll()'s hot
  * loop: every SACC_HEALTH_EVERY empty polls and whenever sacc_wait()
  * wakes with nothing.  STATUS and the kernel's device request
- * (sacc_check), lost and forged completions the ring shows (cq_scan),
+ * (sacc_check; a stopped device's message names its fault record),
+ * lost and forged completions the ring shows (cq_scan),
  * and, when nothing completes with work outstanding, the CQ_HEAD rewind
  * probe and the hang timeout.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "sacc_mmio.h"
-#include "sacc_priv.h"
+#include "sacc_track.h"
 
 static uint32_t cq_slot(const struct sacc_dev *dev, uint32_t k)
 {
@@ -188,6 +190,53 @@ int sacc_health(struct sacc_dev *dev, bool status)
 		ret = progress_check(dev, inflight);
 	return ret;
 }
+
+/* Message for a device in STATUS.ERROR (a fatal ring error). */
+int sacc_fatal_msg(struct sacc_dev *dev, const char *what)
+{
+	struct sacc_iova_lookup lk;
+	struct sacc_fault_regs f;
+	char where[192] = "";
+
+	sacc_fault_regs_read(dev, &f);
+	if (!f.count)
+		return sacc_seterr(dev, EIO,
+				   "%s: %s: device stopped (STATUS 0x%x, "
+				   "ERR_CODE %u: %s); call sacc_reset()",
+				   dev->bdf, what, f.status, f.err_code,
+				   sacc_err_code_str(f.err_code));
+	if (sacc_fault_in_devmem(dev, f.info))
+		return sacc_seterr(
+		    dev, EIO,
+		    "%s: %s: device stopped (STATUS 0x%x, ERR_CODE %u: %s); "
+		    "last fault: %s %s at device address 0x%llx (device "
+		    "memory, not an IOMMU fault), req_id %u, %u fault%s since "
+		    "reset; call sacc_reset()",
+		    dev->bdf, what, f.status, f.err_code,
+		    sacc_err_code_str(f.err_code),
+		    sacc_fault_access_str(f.info),
+		    f.info & SACC_FAULT_IS_WRITE ? "(write)" : "(read)",
+		    (unsigned long long)f.addr, f.req_id, f.count,
+		    f.count == 1 ? "" : "s");
+	if (dev->dma && sacc_dma_lookup(dev->dma, f.addr, 0, &lk) == 0) {
+		where[0] = ' ';
+		where[1] = '(';
+		sacc_iova_lookup_format(&lk, where + 2, sizeof(where) - 3);
+		strcat(where, ")");
+	}
+	return sacc_seterr(dev, EIO,
+			   "%s: %s: device stopped (STATUS 0x%x, ERR_CODE %u: "
+			   "%s); last DMA fault: %s %s at IOVA 0x%llx%s, "
+			   "req_id %u, %u fault%s since reset; call "
+			   "sacc_reset()",
+			   dev->bdf, what, f.status, f.err_code,
+			   sacc_err_code_str(f.err_code),
+			   sacc_fault_access_str(f.info),
+			   f.info & SACC_FAULT_IS_WRITE ? "(write)" : "(read)",
+			   (unsigned long long)f.addr, where, f.req_id, f.count,
+			   f.count == 1 ? "" : "s");
+}
+
 int sacc_check(struct sacc_dev *dev)
 {
 	uint32_t st, ctrl;

@@ -36,7 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sacc_priv.h"
+#include "sacc_track.h"
 
 static void note_error(struct sacc_dev *dev, const struct sacc_err *e)
 {
@@ -205,8 +205,7 @@ static void infer_record(struct sacc_dev *dev, const struct sacc_desc *d,
 {
 	bool src = d->opcode == SACC_OP_MEMCPY || d->opcode == SACC_OP_XFORM;
 	bool src_dev = src && (d->flags & SACC_DESC_F_SRC_DEV);
-	uint32_t dst_len =
-	    d->opcode == SACC_OP_TIMESTAMP ? SACC_TIMESTAMP_LEN : d->length;
+	uint32_t dst_len = sacc_desc_dst_len(d);
 	uint64_t size = sacc_devmem_size(dev);
 
 	if (src_dev && dev_range_faults(d->src, d->length, size)) {

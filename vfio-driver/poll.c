@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "sacc_mmio.h"
-#include "sacc_priv.h"
+#include "sacc_track.h"
 
 /* Is @req_id anywhere among the outstanding operations? */
 static bool outstanding_id(struct sacc_dev *dev, uint32_t req_id)

@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "sacc_mmio.h"
-#include "sacc_priv.h"
+#include "sacc_track.h"
 
 int sacc_queue_alloc(struct sacc_dev *dev)
 {
@@ -47,11 +47,12 @@ int sacc_queue_alloc(struct sacc_dev *dev)
 	return 0;
 }
 
-/* After sacc_hw_quiesce(): the device no longer touches the rings. */
+/* After sacc_hw_quiesce(): the device no longer touches the rings.
+ * The handle's graphs are let go of next (sacc_graph_orphan_all()),
+ * before their buffers go. */
 void sacc_queue_free(struct sacc_dev *dev)
 {
 	sacc_queue_abandon(dev);
-	sacc_graph_orphan_all(dev); /* before their buffers go */
 	sacc_events_free(dev);
 	free(dev->track);
 	dev->track = NULL;

@@ -26,20 +26,7 @@
 #define SACC_HANG_MS	      30000 /* no completion: the device hung */
 
 struct sacc_graph;
-
-/* What the driver remembers about one submitted descriptor. */
-struct sacc_track {
-	uint64_t cookie;
-	struct sacc_buf *src;
-	struct sacc_buf *dst;
-	struct sacc_graph *graph; /* a graph's launch (SEGMENT entry) */
-	uint32_t req_id;
-	uint32_t len; /* bytes; a SEGMENT entry: its commands */
-	uint16_t opcode;
-	uint8_t raw; /* submitted through sacc_submit_raw() */
-	uint8_t irq; /* descriptor asked for an interrupt */
-	uint16_t slots; /* SQ slots it took: 1, 1 + payload for inline */
-};
+struct sacc_track; /* sacc_track.h */
 
 #define SACC_BUF_MAGIC 0x53414342u /* "SACB" while alive */
 
@@ -180,6 +167,8 @@ struct sacc_dev {
 int sacc_seterr(struct sacc_dev *dev, int err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 int sacc_vseterr(struct sacc_dev *dev, int err, const char *fmt, va_list ap);
+/* -ENODEV with the message, once the device was let go of (unbind.c). */
+int sacc_gone_err(struct sacc_dev *dev);
 
 /* sysfs.c */
 const char *sacc_sysfs_root(void);
@@ -218,22 +207,23 @@ struct sacc_fault_regs {
 };
 void sacc_fault_regs_read(struct sacc_dev *dev, struct sacc_fault_regs *f);
 
-/* device.c */
+/* hw.c: the device as the spec brings it up and down */
 int sacc_bar_map(struct sacc_dev *dev);
 void sacc_bar_unmap(struct sacc_dev *dev);
+int sacc_bar2_map(struct sacc_dev *dev);
+void sacc_bar2_unmap(struct sacc_dev *dev);
 int sacc_irq_enable(struct sacc_dev *dev);
 void sacc_irq_disable(struct sacc_dev *dev);
-/* The device request IRQ (the kernel wants the device back: unbind). */
+int sacc_hw_identity(struct sacc_dev *dev);
+int sacc_hw_reset(struct sacc_dev *dev, bool flr);
+int sacc_hw_init(struct sacc_dev *dev);
+void sacc_hw_quiesce(struct sacc_dev *dev);
+
+/* unbind.c: the device request IRQ (the kernel wants the device back) */
 void sacc_req_enable(struct sacc_dev *dev);
 void sacc_req_disable(struct sacc_dev *dev);
 /* -ENODEV (and the device let go of) if the kernel asked for it. */
 int sacc_req_check(struct sacc_dev *dev);
-/* -ENODEV with the message, once the device was let go of. */
-int sacc_gone_err(struct sacc_dev *dev);
-int sacc_hw_reset(struct sacc_dev *dev, bool flr);
-int sacc_hw_init(struct sacc_dev *dev);
-void sacc_hw_quiesce(struct sacc_dev *dev);
-int sacc_fatal_msg(struct sacc_dev *dev, const char *what);
 
 /* queue.c */
 int sacc_queue_alloc(struct sacc_dev *dev);
@@ -245,24 +235,6 @@ void sacc_progress_reset(struct sacc_dev *dev);
 /* 0 if @dev may take work, else the error (named @what), as
  * sacc_submit() checks it. */
 int sacc_queue_ready(struct sacc_dev *dev, const char *what);
-
-/* graph.c: a launch of @g is over (reaped or abandoned). */
-void sacc_graph_put(struct sacc_graph *g);
-
-/* The operation in @t is over (reaped or abandoned): unpin its buffers
- * (or its graph).  Inline: sacc_poll() calls it once per completion. */
-static inline void sacc_untrack(struct sacc_track *t)
-{
-	if (t->src && t->src->inflight)
-		t->src->inflight--;
-	if (t->dst && t->dst->inflight)
-		t->dst->inflight--;
-	t->src = t->dst = NULL;
-	if (t->graph) {
-		sacc_graph_put(t->graph);
-		t->graph = NULL;
-	}
-}
 
 static inline uint32_t sacc_next_req_id(struct sacc_dev *dev)
 {
@@ -313,10 +285,11 @@ static inline uint32_t sacc_sq_published_in_flight(const struct sacc_dev *dev)
 int sacc_health(struct sacc_dev *dev, bool status);
 /* Decide the CQ_HEAD rewind probe if it can be (@final: it must be). */
 int sacc_probe_check(struct sacc_dev *dev, bool final);
+/* The error for a device in STATUS.ERROR (a fatal ring error), with its
+ * fault record attributed: -EIO. */
+int sacc_fatal_msg(struct sacc_dev *dev, const char *what);
 
 /* chan.c */
-int sacc_bar2_map(struct sacc_dev *dev);
-void sacc_bar2_unmap(struct sacc_dev *dev);
 void sacc_chan_close_all(struct sacc_dev *dev);
 void sacc_chan_release(struct sacc_dev *ch);
 /* CTRL.RESET of @dev's own channel only (its BAR2 block). */
@@ -331,9 +304,28 @@ int sacc_buf_alloc_internal(struct sacc_dev *dev, size_t len,
 void sacc_buf_free_all(struct sacc_dev *dev);
 /* Free a buffer of libsacc's own (internal: a graph's segment). */
 int sacc_buf_free_internal(struct sacc_buf *b);
-/* The handle's list of live buffers (host and device memory alike). */
-void sacc_buf_link(struct sacc_dev *dev, struct sacc_buf *b);
-void sacc_buf_unlink(struct sacc_dev *dev, struct sacc_buf *b);
+
+/* The handle's list of live buffers (host and device memory alike),
+ * kept by buf.c and devmem.c both. */
+static inline void sacc_buf_link(struct sacc_dev *dev, struct sacc_buf *b)
+{
+	b->prev = NULL;
+	b->next = dev->bufs;
+	if (dev->bufs)
+		dev->bufs->prev = b;
+	dev->bufs = b;
+}
+
+static inline void sacc_buf_unlink(struct sacc_dev *dev, struct sacc_buf *b)
+{
+	if (b->prev)
+		b->prev->next = b->next;
+	else
+		dev->bufs = b->next;
+	if (b->next)
+		b->next->prev = b->prev;
+	b->next = b->prev = NULL;
+}
 
 /* devmem.c: v0.4 device memory */
 /* Map BAR4 if the device has device memory (VERSION >= 4, DEVMEM_SIZE

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "sacc_mmio.h"
-#include "sacc_priv.h"
+#include "sacc_track.h"
 
 /*
  * SACC_PAUSE_BEFORE_DOORBELL=SECONDS (docs/debugging.md): stop before
@@ -354,14 +354,12 @@ static int queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
 		      unsigned int n, uint64_t *t_db, bool ring)
 {
 	struct sacc_desc d;
-	struct sacc_track *t;
 	uint32_t slot, space, need, i, first = dev->sq.tail;
 	int ret;
 
 	space = sacc_sq_space(&dev->sq);
 	for (i = 0; i < n; i++) {
 		const struct sacc_op *op = &ops[i];
-		bool nop = op->opcode == SACC_OP_NOP;
 		bool inl = op->opcode == SACC_OP_WRITE_INLINE;
 
 		need = inl ? 1 + (uint32_t)SACC_INLINE_SLOTS(op->len) : 1;
@@ -372,22 +370,7 @@ static int queue_push(struct sacc_dev *dev, const struct sacc_op *ops,
 		d.req_id = sacc_next_req_id(dev);
 		if (sacc_sq_push(&dev->sq, &d, &slot))
 			break; /* cannot happen: space was checked */
-		t = &dev->track[slot];
-		t->cookie = op->cookie;
-		t->req_id = d.req_id;
-		t->len = op->opcode == SACC_OP_TIMESTAMP ? SACC_TIMESTAMP_LEN
-							 : d.length;
-		t->opcode = d.opcode;
-		t->raw = 0;
-		t->slots = (uint16_t)need;
-		t->irq = !!(d.flags & SACC_DESC_F_IRQ);
-		t->src = nop || !op->src ? NULL : op->src; /* fill: NULL */
-		t->dst = nop ? NULL : op->dst;
-		t->graph = NULL;
-		if (t->src)
-			t->src->inflight++;
-		if (t->dst)
-			t->dst->inflight++;
+		sacc_track_op(&dev->track[slot], &d, need, op);
 		if (inl)
 			push_payload(dev, op->data, op->len);
 	}
@@ -460,24 +443,6 @@ uint32_t sacc_unrung(const struct sacc_dev *dev)
 	return dev && dev->sq.size ? sacc_sq_unpublished(&dev->sq) : 0;
 }
 
-/*
- * The tracking record of raw descriptor @d (its req_id already the
- * driver's), which takes @slots SQ slots.  A TIMESTAMP's result is 8
- * bytes whatever its length field says, as for sacc_submit().
- */
-static void track_raw(struct sacc_track *t, const struct sacc_desc *d,
-		      uint32_t slots)
-{
-	memset(t, 0, sizeof(*t));
-	t->req_id = d->req_id;
-	t->len =
-	    d->opcode == SACC_OP_TIMESTAMP ? SACC_TIMESTAMP_LEN : d->length;
-	t->opcode = d->opcode;
-	t->raw = 1;
-	t->slots = (uint16_t)slots;
-	t->irq = !!(d->flags & SACC_DESC_F_IRQ);
-}
-
 static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
 		      const void *data, const char *what)
 {
@@ -505,7 +470,7 @@ static int submit_raw(struct sacc_dev *dev, const struct sacc_desc *d,
 	copy.req_id = sacc_next_req_id(dev);
 	if (sacc_sq_push(&dev->sq, &copy, &slot))
 		return sacc_seterr(dev, EAGAIN, "%s: the SQ is full", what);
-	track_raw(&dev->track[slot], &copy, need);
+	sacc_track_op(&dev->track[slot], &copy, need, NULL);
 	if (data)
 		push_payload(dev, data, copy.length);
 	dev->stats.submitted++;
@@ -578,7 +543,7 @@ int sacc_submit_raw_slots(struct sacc_dev *dev, const struct sacc_desc *slots,
 		if (req_ids)
 			req_ids[i] = copy.req_id;
 		sacc_sq_push(&dev->sq, &copy, &slot); /* room was checked */
-		track_raw(&dev->track[slot], &copy, cmd_slots[i]);
+		sacc_track_op(&dev->track[slot], &copy, cmd_slots[i], NULL);
 		for (uint32_t k = 1; k < cmd_slots[i]; k++) {
 			sacc_sq_push(&dev->sq, &slots[n + k], &slot);
 			memset(&dev->track[slot], 0, sizeof(dev->track[slot]));

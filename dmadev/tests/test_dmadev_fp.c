@@ -17,14 +17,14 @@
 
 #include <rte_dmadev.h>
 
-#include "sacc_dmadev.h"
+#include "saccdma_internal.h"
 
-int sacc_dma_logtype = RTE_LOGTYPE_USER1;
+int saccdma_logtype = RTE_LOGTYPE_USER1;
 
 #define NB 32u
 
-static struct sacc_dmadev *sd;
-static struct sacc_vchan *vc;
+static struct saccdma_dev *sd;
+static struct saccdma_vchan *vc;
 static struct rte_dma_fp_object fp;
 static uint8_t *bar0, *bar2, *rings;
 /* the engine stand-in: its SQ head, CQ tail and phase */
@@ -64,7 +64,7 @@ static void setup(void)
 	ck_assert_int_eq(sacc_cq_init(&vc->cq, rings + sacc_sq_bytes(NB), NB),
 			 0);
 	memset(&fp, 0, sizeof(fp));
-	sacc_dma_fp_install(&fp);
+	saccdma_fp_install(&fp);
 	e_head = e_tail = 0;
 	e_phase = 1;
 }
@@ -334,13 +334,13 @@ END_TEST
 
 START_TEST(test_idle)
 {
-	ck_assert(sacc_dma_vchan_idle(vc));
+	ck_assert(saccdma_vchan_idle(vc));
 	copy(0);
-	ck_assert(sacc_dma_vchan_idle(vc)); /* not handed to the device */
+	ck_assert(saccdma_vchan_idle(vc)); /* not handed to the device */
 	fp.submit(sd, 0);
-	ck_assert(!sacc_dma_vchan_idle(vc));
+	ck_assert(!saccdma_vchan_idle(vc));
 	engine_run();
-	ck_assert(sacc_dma_vchan_idle(vc));
+	ck_assert(saccdma_vchan_idle(vc));
 }
 END_TEST
 

@@ -111,6 +111,19 @@ void set_fault_regs(struct sacc_dev *dev, uint64_t addr, uint32_t info,
 	dev->regs[SACC_REG_FAULT_COUNT / 4] = count;
 }
 
+/* TIMESTAMP @d (spec section 16): the clock, 8 bytes, to dst; its
+ * status.  Its length field is ignored. */
+static uint16_t dev_timestamp(const struct sacc_desc *d)
+{
+	uint64_t now = sacc_monotonic_ns();
+	void *t = xlate_side(d->dst, 8, true, d->flags & SACC_DESC_F_DST_DEV);
+
+	if (!t)
+		return SACC_STS_DMA_FAULT;
+	memcpy(t, &now, 8);
+	return SACC_STS_OK;
+}
+
 /* Command @cmds[j] of a segment of @slots slots, run as the ring would
  * run it (v0.4, section 21): its status; *next is the slot after it and
  * its payload. */
@@ -119,7 +132,6 @@ static uint16_t dev_cmd(const struct sacc_desc *cmds, uint32_t j,
 {
 	const struct sacc_desc *d = &cmds[j];
 	struct sacc_cqe c = {0};
-	uint64_t now = sacc_monotonic_ns();
 	uint32_t p = (uint32_t)SACC_INLINE_SLOTS(d->length);
 	bool dd = d->flags & SACC_DESC_F_DST_DEV;
 	void *t;
@@ -146,11 +158,7 @@ static uint16_t dev_cmd(const struct sacc_desc *cmds, uint32_t j,
 		memcpy(t, &cmds[j + 1], d->length);
 		return SACC_STS_OK;
 	case SACC_OP_TIMESTAMP:
-		t = xlate_side(d->dst, 8, true, dd);
-		if (!t)
-			return SACC_STS_DMA_FAULT;
-		memcpy(t, &now, 8);
-		return SACC_STS_OK;
+		return dev_timestamp(d);
 	default: /* a SEGMENT inside a segment too */
 		return SACC_STS_BAD_OPCODE;
 	}
@@ -227,6 +235,10 @@ unsigned int dev_run(unsigned int max)
 					  &d, &c);
 		} else if (v4 && d.opcode == SACC_OP_SEGMENT) {
 			dev_segment(&d, &c);
+		} else if (d.opcode == SACC_OP_TIMESTAMP &&
+			   (dev->mode & SACC_MODE_V3)) {
+			c.status = dev_timestamp(&d);
+			c.result_len = c.status ? 0 : 8;
 		} else if (d.opcode > SACC_OP_XFORM &&
 			   !(v4 && d.opcode == SACC_OP_FILL)) {
 			c.status = SACC_STS_BAD_OPCODE;
@@ -341,6 +353,7 @@ struct sacc_dev *fake_open_mode(uint32_t sq, uint32_t cq, uint32_t mode,
 void fake_close(struct sacc_dev *dev)
 {
 	sacc_queue_free(dev);
+	sacc_graph_orphan_all(dev); /* as sacc_close() */
 	sacc_buf_free_all(dev);
 	sacc_devmem_close(dev);
 	F.dm = NULL;

@@ -19,7 +19,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sacc_priv.h"
+#include "sacc_track.h"	   /* and sacc_priv.h: libsacc's insides */
 #include "sacc_faultlog.h" /* the journal's reader, to check what was written */
 enum corruption {
 	C_NONE,

@@ -2,7 +2,8 @@
 /*
  * submit.c - the data path's bookkeeping: what sacc_submit() refuses, a
  * batch under one doorbell, CQ laps under the full rule, raw
- * descriptors and raw slots, a handle opened without init
+ * descriptors and raw slots, a TIMESTAMP's length each way it is
+ * submitted, a handle opened without init
  */
 #include "fake_dev.h"
 
@@ -251,6 +252,40 @@ START_TEST(test_submit_raw_slots)
 }
 END_TEST
 
+/* A TIMESTAMP completes with result_len 8 whatever its length field
+ * says (spec section 16): each way of submitting one expects that. */
+START_TEST(test_timestamp_result_len)
+{
+	struct sacc_dev *dev = fake_open_mode(8, 8, SACC_MODE_V3, 0);
+	struct sacc_op op = {.opcode = SACC_OP_TIMESTAMP};
+	struct sacc_desc raw = {.opcode = SACC_OP_TIMESTAMP, .length = 3};
+	struct sacc_result r[3];
+	struct sacc_chain *c;
+	struct sacc_buf *b;
+	uint64_t stamp;
+
+	ck_assert_int_eq(
+	    sacc_buf_alloc(dev, 64, SACC_DMA_FROM_DEVICE, "ts", &b), 0);
+	op.dst = b;
+	raw.dst = sacc_buf_iova(b) + 8;
+	ck_assert_int_eq(sacc_submit(dev, &op, 1), 1);
+	ck_assert_int_eq(sacc_chain_create(dev, &op, 1, &c), 0);
+	ck_assert_int_eq(sacc_chain_launch(c), 1);
+	ck_assert_int_gt(sacc_submit_raw(dev, &raw), 0);
+	ck_assert_int_eq(reap_all(dev, r, 3), 3);
+	for (int i = 0; i < 3; i++) {
+		ck_assert_uint_eq(r[i].status, SACC_STS_OK);
+		ck_assert_uint_eq(r[i].len, SACC_TIMESTAMP_LEN);
+		ck_assert_uint_eq(r[i].result_len, SACC_TIMESTAMP_LEN);
+	}
+	ck_assert_uint_eq(dev->stats.device_errors, 0);
+	memcpy(&stamp, (uint8_t *)sacc_buf_va(b) + 8, sizeof(stamp));
+	ck_assert_uint_ne(stamp, 0);
+	sacc_chain_free(c);
+	fake_close(dev);
+}
+END_TEST
+
 START_TEST(test_not_initialised)
 {
 	struct sacc_dev *dev = fake_open(8, 8);
@@ -278,6 +313,7 @@ void submit_tests(Suite *s)
 	tcase_add_test(tc, test_laps_small_cq);
 	tcase_add_test(tc, test_submit_raw);
 	tcase_add_test(tc, test_submit_raw_slots);
+	tcase_add_test(tc, test_timestamp_result_len);
 	tcase_add_test(tc, test_not_initialised);
 	suite_add_tcase(s, tc);
 }

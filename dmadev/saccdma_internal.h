@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sacc_dmadev.h - the SACC dmadev PMD's private state, shared by the
+ * saccdma_internal.h - the SACC dmadev PMD's private state, shared by the
  * control path (sacc_dmadev.c) and the fast path (sacc_dmadev_fp.c).
  *
  * One dmadev per SACC PCI function; vchan k is SACC channel k (its BAR2
@@ -15,9 +15,13 @@
  * same size, so a slot's completion is in the same CQ slot.  A completion
  * must echo the req_id its slot was given: anything else is counted as a
  * bad completion and reported as RTE_DMA_STATUS_ERROR_UNKNOWN.
+ *
+ * The driver's own names are saccdma_ (as DPDK's idxd_, skeldma_): sacc_
+ * is the hardware contract's (sacc_hw.h) and rings/', which this driver
+ * shares with libsacc and the device, and libsacc's own API.
  */
-#ifndef SACC_DMADEV_H
-#define SACC_DMADEV_H
+#ifndef SACCDMA_INTERNAL_H
+#define SACCDMA_INTERNAL_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -31,18 +35,18 @@
 #include "sacc_hw.h"
 #include "sacc_ring.h"
 
-extern int sacc_dma_logtype;
-#define SACC_LOG(lvl, fmt, ...)                                                \
-	rte_log(RTE_LOG_##lvl, sacc_dma_logtype, "sacc_dma: %s(): " fmt "\n",  \
+extern int saccdma_logtype;
+#define SACCDMA_LOG(lvl, fmt, ...)                                             \
+	rte_log(RTE_LOG_##lvl, saccdma_logtype, "sacc_dma: %s(): " fmt "\n",   \
 		__func__, ##__VA_ARGS__)
 
-#define SACC_DMA_MIN_DESC 32u
+#define SACCDMA_MIN_DESC 32u
 /* nb_desc is a uint16_t in struct rte_dma_vchan_conf: 32768 is the
  * largest power of two it holds (every power of two divides 2^16, so a
  * job id's low bits are its slot across the id wrap). */
-#define SACC_DMA_MAX_DESC 32768u
+#define SACCDMA_MAX_DESC 32768u
 
-struct sacc_vchan {
+struct saccdma_vchan {
 	/* fast path */
 	struct sacc_sq sq; /* rings/: tail, published, head (retired) */
 	struct sacc_cq cq; /* rings/: head and expected phase */
@@ -63,28 +67,28 @@ struct sacc_vchan {
 	uint16_t chan;
 };
 
-struct sacc_dmadev {
+struct saccdma_dev {
 	uint8_t *bar0, *bar2;
 	uint32_t version;   /* VERSION: 3 (v0.3) or 4 and up (FILL) */
 	uint16_t channels;  /* CHANNELS: max_vchans */
 	uint16_t nb_vchans; /* configured */
 	int16_t dev_id;
-	struct sacc_vchan vc[SACC_CHANNELS_MAX];
+	struct saccdma_vchan vc[SACC_CHANNELS_MAX];
 };
 
-static inline uint32_t sacc_rd32(const uint8_t *base, uint32_t off)
+static inline uint32_t saccdma_rd32(const uint8_t *base, uint32_t off)
 {
 	return rte_le_to_cpu_32(rte_read32(base + off));
 }
 
-static inline void sacc_wr32(uint8_t *base, uint32_t off, uint32_t v)
+static inline void saccdma_wr32(uint8_t *base, uint32_t off, uint32_t v)
 {
 	rte_write32(rte_cpu_to_le_32(v), base + off);
 }
 
 /* The fast path (sacc_dmadev_fp.c), installed in the fp object. */
-void sacc_dma_fp_install(struct rte_dma_fp_object *fp);
+void saccdma_fp_install(struct rte_dma_fp_object *fp);
 /* True once every op handed to the device has its completion posted. */
-bool sacc_dma_vchan_idle(const struct sacc_vchan *vc);
+bool saccdma_vchan_idle(const struct saccdma_vchan *vc);
 
-#endif /* SACC_DMADEV_H */
+#endif /* SACCDMA_INTERNAL_H */
