@@ -245,7 +245,6 @@ static int sacc_dma_setup_dma(struct sacc_dma_dev *sd)
 	struct dma_device *dma = &sd->dma;
 
 	dma->dev = &sd->pdev->dev;
-	INIT_LIST_HEAD(&dma->channels);
 	dma_cap_set(DMA_MEMCPY, dma->cap_mask);
 	dma_cap_set(DMA_INTERRUPT, dma->cap_mask);
 	if (sd->version >= SACC_VERSION)
