@@ -18,6 +18,10 @@
  *   devmem  device memory (sacc_dma_devmem.h): host -> device, a memset
  *           in it, device -> device, device -> host, each verified, and
  *           what the CPU reads through the BAR.
+ *   mapcost what the DMA API costs per operation on this device's IOMMU
+ *           domain: dma_map_single() + dma_unmap_single() of 4 KiB,
+ *           64 KiB and 1 MiB, mean of `rounds` pairs (a VFIO program maps
+ *           its buffers once: 0 per operation).  Not a pass/fail check.
  *
  * One line per check: "sacc_dma_selftest: ok: ..." or "... FAILED: ...".
  */
@@ -43,10 +47,13 @@ module_param_named(chan, chan_id, uint, 0444);
 MODULE_PARM_DESC(chan, "its channel to use (default 0)");
 static char *test = "fault";
 module_param(test, charp, 0444);
-MODULE_PARM_DESC(test, "fault, devmem or all");
+MODULE_PARM_DESC(test, "fault, devmem, all (both) or mapcost");
 static unsigned int gap_ms = 1500;
 module_param(gap_ms, uint, 0444);
 MODULE_PARM_DESC(gap_ms, "pause between two faults (default 1500)");
+static unsigned int rounds = 2000;
+module_param(rounds, uint, 0444);
+MODULE_PARM_DESC(rounds, "mapcost: map+unmap pairs per size (default 2000)");
 static unsigned long iova = 0x10000000;
 module_param(iova, ulong, 0444);
 MODULE_PARM_DESC(iova, "first IOVA to try as never mapped (default 0x10000000)");
@@ -258,6 +265,44 @@ out:
 	return fails;
 }
 
+static int st_mapcost(struct dma_chan *chan)
+{
+	static const size_t sizes[] = { SZ_4K, SZ_64K, SZ_1M };
+	struct device *dev = chan->device->dev;
+	struct iommu_domain *dom = iommu_get_domain_for_dev(dev);
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		struct page *pg = alloc_pages(GFP_KERNEL, get_order(sizes[i]));
+		u64 t0, map_ns = 0, unmap_ns = 0;
+		unsigned int n;
+
+		if (!pg || !rounds)
+			return 1;
+		for (n = 0; n < rounds; n++) {
+			dma_addr_t a;
+
+			t0 = ktime_get_ns();
+			a = dma_map_page(dev, pg, 0, sizes[i], DMA_BIDIRECTIONAL);
+			map_ns += ktime_get_ns() - t0;
+			if (dma_mapping_error(dev, a)) {
+				__free_pages(pg, get_order(sizes[i]));
+				return 1;
+			}
+			t0 = ktime_get_ns();
+			dma_unmap_page(dev, a, sizes[i], DMA_BIDIRECTIONAL);
+			unmap_ns += ktime_get_ns() - t0;
+			cond_resched();
+		}
+		__free_pages(pg, get_order(sizes[i]));
+		pr_info(TAG "mapcost %s %zu B: map %llu ns, unmap %llu ns, per operation (mean of %u)\n",
+			dom && dom->type == IOMMU_DOMAIN_DMA_FQ ? "lazy" :
+			dom && dom->type == IOMMU_DOMAIN_DMA ? "strict" : "other",
+			sizes[i], map_ns / rounds, unmap_ns / rounds, rounds);
+	}
+	return 0;
+}
+
 static int __init st_init(void)
 {
 	bool all = !strcmp(test, "all");
@@ -277,6 +322,8 @@ static int __init st_init(void)
 		fails += st_fault(chan);
 	if (all || !strcmp(test, "devmem"))
 		fails += st_devmem(chan);
+	if (!strcmp(test, "mapcost"))
+		fails += st_mapcost(chan);
 	dma_release_channel(chan);
 	pr_info(TAG "%s: %d failed\n", test, fails);
 	return fails ? -EIO : 0;
