@@ -18,6 +18,8 @@
 #include "sacc_dma_devmem.h"
 
 #define SACC_DMA_NAME "sacc_dma"
+/* how many of a channel's latest failures tx_status still reports */
+#define SACC_FAILED_COOKIES 64
 
 /* One dmaengine transaction: exactly one SACC descriptor. */
 struct sacc_dma_desc {
@@ -74,7 +76,9 @@ struct sacc_dma_chan {
 	unsigned int n_active;
 	unsigned long fatal;	/* bit 0: IRQ_STATUS.FATAL seen */
 	unsigned long last_progress;	/* jiffies of the last completion */
-	dma_cookie_t last_error;	/* the latest failed transaction */
+	/* the latest failed transactions, for tx_status (DMA_ERROR) */
+	dma_cookie_t failed[SACC_FAILED_COOKIES];
+	unsigned int failed_next;
 	struct list_head submitted;
 	struct list_head issued;
 	struct list_head active;

@@ -115,6 +115,13 @@ static int sacc_chan_hw_start(struct sacc_dma_chan *c)
 
 /* ---- lists -------------------------------------------------------------- */
 
+/* Caller holds c->lock. */
+static void sacc_chan_note_failed(struct sacc_dma_chan *c, dma_cookie_t cookie)
+{
+	c->failed[c->failed_next] = cookie;
+	c->failed_next = (c->failed_next + 1) % SACC_FAILED_COOKIES;
+}
+
 /* Fails every transaction on @list with @res.  Caller holds c->lock. */
 static void sacc_chan_fail_list(struct sacc_dma_chan *c, struct list_head *list,
 				enum dmaengine_tx_result res)
@@ -124,7 +131,7 @@ static void sacc_chan_fail_list(struct sacc_dma_chan *c, struct list_head *list,
 	list_for_each_entry_safe(d, n, list, node) {
 		d->result = res;
 		c->stats.aborted++;
-		c->last_error = d->txd.cookie;
+		sacc_chan_note_failed(c, d->txd.cookie);
 		c->dchan.completed_cookie = d->txd.cookie;
 		list_move_tail(&d->node, &c->done);
 	}
@@ -480,7 +487,7 @@ static bool sacc_chan_reap(struct sacc_dma_chan *c)
 		}
 		d->result = sacc_cqe_result(c, d, status, len);
 		if (d->result != DMA_TRANS_NOERROR)
-			c->last_error = d->txd.cookie;
+			sacc_chan_note_failed(c, d->txd.cookie);
 		c->dchan.completed_cookie = d->txd.cookie;
 		list_move_tail(&d->node, &c->done);
 		c->n_active--;
@@ -610,14 +617,20 @@ static enum dma_status sacc_cookie_status(struct dma_chan *dchan,
 	dma_cookie_t used, complete;
 	enum dma_status st;
 	unsigned long fl;
+	unsigned int i;
 
 	spin_lock_irqsave(&c->lock, fl);
 	used = dchan->cookie;
 	complete = dchan->completed_cookie;
 	st = dma_async_is_complete(cookie, complete, used);
-	/* Errors come as dmaengine_result; the latest one shows here too. */
-	if (st == DMA_COMPLETE && cookie == c->last_error)
-		st = DMA_ERROR;
+	/*
+	 * Errors come as dmaengine_result; a client that only asks
+	 * tx_status (dmatest does) sees its failure here, as long as it is
+	 * among the channel's latest SACC_FAILED_COOKIES.
+	 */
+	for (i = 0; st == DMA_COMPLETE && i < SACC_FAILED_COOKIES; i++)
+		if (c->failed[i] == cookie)
+			st = DMA_ERROR;
 	spin_unlock_irqrestore(&c->lock, fl);
 	dma_set_tx_state(txstate, complete, used, 0);
 	return st;
@@ -718,7 +731,7 @@ static int sacc_alloc_chan_resources(struct dma_chan *dchan)
 	c->size = sacc_dma_ring_size;
 	c->dchan.cookie = DMA_MIN_COOKIE;
 	c->dchan.completed_cookie = DMA_MIN_COOKIE;
-	c->last_error = 0;
+	memset(c->failed, 0, sizeof(c->failed));
 	ret = c->dead ? -ENODEV : sacc_chan_hw_start(c);
 	if (ret) {
 		if (!c->dead)
