@@ -157,7 +157,9 @@ kernel_src_dir() {
 kdma_dir() {
 	local kd hash
 	kd=$(kernel_dir) || return 1
-	hash=$(src_hash kernel/sacc_dma include/sacc_hw.h)
+	# what goes into the modules: not the README
+	hash=$(cd "$SACC_ROOT" && src_hash kernel/sacc_dma/Kbuild kernel/sacc_dma/shim \
+		kernel/sacc_dma/*.[ch] include/sacc_hw.h)
 	echo "$SACC_CACHE/kdma/$(basename "$kd")-$hash"
 }
 
