@@ -61,7 +61,7 @@ struct sacc_dma_chan {
 	void __iomem *doorbell;	/* its tail doorbell in BAR0 page 1 */
 	int irq;
 
-	spinlock_t lock;
+	spinlock_t lock;	/* everything below, and the channel's registers */
 	bool dead;		/* device removed: never touch a register again */
 	bool resetting;		/* FLR in progress: no doorbells */
 	struct sacc_desc *sq;	/* NULL while no client holds the channel */
