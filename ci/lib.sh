@@ -9,6 +9,11 @@
 #   qemu-<ver>-<hash>/               finished binaries for one qemu-model/ hash
 #   kernel/<pkg>_<ver>/              vmlinuz and the six vfio modules
 #   watch/<pkg>_<ver>-<hash>/        sacc_watch.ko for that kernel and source
+#   kernel-src/<ver>/                what ci/setup keeps of linux-source-<M.m>
+#                                    <ver> (dmatest.c, checkpatch.pl and its
+#                                    two data files); the package is not kept
+#   kdma/<pkg>_<ver>-<hash>/         sacc_dma.ko, sacc_dma_selftest.ko and
+#                                    dmatest.ko for that kernel and source
 #   dpdk-sdk/<ver>/                  DPDK's driver-SDK headers (dmadev/), from
 #                                    `apt-get source dpdk` of the installed version
 
@@ -139,6 +144,26 @@ watch_ko() {
 	echo "$SACC_CACHE/watch/$(basename "$kd")-$hash/sacc_watch.ko"
 }
 
+# What ci/setup keeps of the guest kernel's own source (linux-source-6.1
+# of exactly the image's version): dmatest.c, which Debian does not
+# build (# CONFIG_DMATEST is not set), and checkpatch.pl for kernel/.
+kernel_src_dir() {
+	local kd
+	kd=$(kernel_dir) || return 1
+	echo "$SACC_CACHE/kernel-src/${kd##*_}"
+}
+
+# The dmaengine driver, its self-test client and dmatest, built for this
+# kernel and this checkout's kernel/sacc_dma.
+kdma_dir() {
+	local kd hash
+	kd=$(kernel_dir) || return 1
+	# what goes into the modules: not the README
+	hash=$(cd "$SACC_ROOT" && src_hash kernel/sacc_dma/Kbuild kernel/sacc_dma/shim \
+		kernel/sacc_dma/*.[ch] include/sacc_hw.h)
+	echo "$SACC_CACHE/kdma/$(basename "$kd")-$hash"
+}
+
 # filtered LOG REGEX COMMAND...: run COMMAND with its whole output in LOG,
 # show only the lines matching REGEX (indented), and return COMMAND's own
 # exit status. A pipeline into grep would fail under `set -o pipefail`
@@ -158,8 +183,9 @@ export_setup() {
 	SACC_QEMU=$(qemu_dir)/qemu-system-x86_64
 	SACC_KERNEL_DIR=$(kernel_dir)
 	SACC_WATCH_KO=$(watch_ko)
-	export SACC_QEMU SACC_KERNEL_DIR SACC_WATCH_KO
-	hold_cached "$(dirname "$SACC_QEMU")" "$SACC_WATCH_KO"
+	SACC_KDMA_DIR=$(kdma_dir)
+	export SACC_QEMU SACC_KERNEL_DIR SACC_WATCH_KO SACC_KDMA_DIR
+	hold_cached "$(dirname "$SACC_QEMU")" "$SACC_WATCH_KO" "$SACC_KDMA_DIR"
 	# Held now; but another checkout's setup may have pruned it between
 	# our ci/setup and the lock.
 	[ -x "$SACC_QEMU" ] ||

@@ -22,6 +22,7 @@ static const char *const attr_names[] = {
 	[SACC_ATTR_NEVER_MAPPED] = "never_mapped",
 	[SACC_ATTR_BEYOND_RANGES] = "beyond_ranges",
 	[SACC_ATTR_DEVMEM] = "device_memory",
+	[SACC_ATTR_KERNEL_DRIVER] = "kernel_driver",
 };
 
 const char *sacc_fault_attr_name(enum sacc_fault_attr attr)
@@ -157,6 +158,25 @@ static void attribute_one(struct sacc_dma_registry *reg, struct sacc_fault *r,
 				 " (page from the kernel; exact offset unknown)");
 }
 
+/*
+ * A fault of the kernel's dmaengine driver: no journal of mappings, but
+ * the driver read the DMA API's IOMMU page table for the address when it
+ * reaped the failure, and names its channel and transaction.
+ */
+static void kernel_driver(struct sacc_fault *r)
+{
+	const char *state = !r->iommu_known ? "not looked up (device memory)" :
+			    r->iommu_mapped ?
+				    "mapped by the DMA API (a permission fault)" :
+				    "never mapped by the DMA API (no page in its IOMMU domain)";
+
+	r->attr = SACC_ATTR_KERNEL_DRIVER;
+	snprintf(r->attr_text, sizeof(r->attr_text),
+		 "sacc_dma (the kernel's dmaengine driver) channel %" PRIu32
+		 ", req_id %" PRIu32 ": %s",
+		 r->chan, r->req_id, state);
+}
+
 struct arec {
 	uint64_t t;
 	size_t i;
@@ -203,8 +223,12 @@ static int attribute_dev(struct sacc_faultlog *fl, struct fl_dev *d)
 				 "the SACC journal of %s records no mappings" :
 				 "no SACC journal for %s",
 			 d->c.bdf);
-		for (size_t i = 0; i < na; i++)
-			unattributed(&fl->rec[a[i].i], why);
+		for (size_t i = 0; i < na; i++) {
+			if (fl->rec[a[i].i].from_driver)
+				kernel_driver(&fl->rec[a[i].i]);
+			else
+				unattributed(&fl->rec[a[i].i], why);
+		}
 		goto out;
 	}
 	/* no "ranges" event: assume everything is usable (never "beyond") */

@@ -119,6 +119,47 @@ int fl_list_pending(struct sacc_faultlog *fl)
 	return 0;
 }
 
+/*
+ * The kernel driver's fault line is the device's fault record, as a
+ * libsacc journal's fault event would be: a device fault joined to its
+ * DMAR line like any other, without a journal's mappings.
+ */
+static int add_driver_fault(struct sacc_faultlog *fl,
+			    const struct sacc_kmsg_event *e)
+{
+	struct fl_jfault *f;
+	struct fl_dev *d = fl_dev_get(fl, e->sid);
+
+	if (!d || fl_grow((void **)&fl->jf, &fl->capjf, fl->njf + 1,
+			  sizeof(*fl->jf)))
+		return -ENOMEM;
+	d->domain = e->drv.domain;
+	sacc_bdf_format(e->drv.domain, e->sid, d->c.bdf, sizeof(d->c.bdf));
+	f = &fl->jf[fl->njf++];
+	memset(f, 0, sizeof(*f));
+	f->t_ns = e->t_ns;
+	f->domain = e->drv.domain;
+	f->sid = e->sid;
+	f->access = (uint8_t)e->drv.access;
+	f->write = e->write;
+	f->has_fault_count = true;
+	f->fault_count = e->drv.fault_count;
+	f->has_length = true;
+	f->length = e->drv.length;
+	f->has_chan = true;
+	f->chan = e->drv.chan;
+	f->req_id = e->drv.req_id;
+	f->opcode = e->drv.opcode;
+	f->status = SACC_STS_DMA_FAULT;
+	f->addr = e->addr;
+	f->seq = fl->seq;
+	f->kmatch = f->qmatch = -1;
+	f->driver = true;
+	f->iommu_known = e->drv.iommu_known;
+	f->iommu_mapped = e->drv.iommu_mapped;
+	return 1;
+}
+
 int sacc_faultlog_add_kmsg_line(struct sacc_faultlog *fl, const char *line)
 {
 	struct sacc_kmsg_event e;
@@ -167,6 +208,8 @@ int sacc_faultlog_add_kmsg_line(struct sacc_faultlog *fl, const char *line)
 		fl->suppressed += e.suppressed;
 		fl->suppressed_lines++;
 		return 1;
+	case SACC_KMSG_DRIVER_FAULT:
+		return add_driver_fault(fl, &e);
 	default:
 		return 0;
 	}

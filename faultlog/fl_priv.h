@@ -97,6 +97,8 @@ struct fl_jfault {
 	uint64_t addr;
 	size_t seq;
 	long kmatch, qmatch;
+	bool driver; /* from sacc_dma's log line, not a journal */
+	bool iommu_known, iommu_mapped;
 };
 
 /* A journal map / unmap / reset event (replayed in time order). */

@@ -375,6 +375,9 @@ static void add_device(struct sacc_fault *r, const struct fl_jfault *f)
 	r->length = f->length;
 	r->has_chan = f->has_chan;
 	r->chan = f->chan;
+	r->from_driver = f->driver;
+	r->iommu_known = f->iommu_known;
+	r->iommu_mapped = f->iommu_mapped;
 }
 
 static void add_kernel(struct sacc_fault *r, const struct fl_kline *k)

@@ -340,6 +340,49 @@ static int fault_body(const char *p, struct sacc_kmsg_event *ev, bool intr,
 	return 1;
 }
 
+/*
+ * kernel/sacc_dma's line for a failed transaction, the device's fault
+ * record as the driver read it (sacc_fault_result()):
+ * "sacc_dma 0000:01:00.0: chan 3 fault: req_id 0 op memcpy len 4096
+ *  access dst_write addr 0x10000000 fault_count 1 record own iommu unmapped"
+ * Other sacc_dma lines are not faults (0).
+ */
+static int driver_fault(const char *p, struct sacc_kmsg_event *ev)
+{
+	char bdf[32], op[16], access[16], rec[8], iommu[12];
+	unsigned int chan, req, len, count, a;
+	unsigned long long addr;
+	int n = 0;
+
+	size_t bl;
+
+	if (sscanf(p, "%31s chan %u fault: req_id %u op %15s len %u access %15s addr %llx fault_count %u record %7s iommu %11s%n",
+		   bdf, &chan, &req, op, &len, access, &addr, &count, rec,
+		   iommu, &n) < 10 || !n)
+		return strstr(p, " fault: req_id ") ? -EINVAL : 0;
+	bl = strlen(bdf);
+	if (bl < 2 || bdf[bl - 1] != ':')
+		return -EINVAL;
+	bdf[bl - 1] = '\0';
+	if (!at_end(p + n) || sacc_bdf_to_sid(bdf, &ev->drv.domain, &ev->sid, NULL) ||
+	    sacc_fault_access_parse(access, &a))
+		return -EINVAL;
+	ev->kind = SACC_KMSG_DRIVER_FAULT;
+	ev->drv.chan = chan;
+	ev->drv.req_id = req;
+	ev->drv.opcode = !strcmp(op, "memset") ? SACC_OP_FILL :
+			 !strcmp(op, "interrupt") ? SACC_OP_NOP : SACC_OP_MEMCPY;
+	ev->drv.length = len;
+	ev->drv.fault_count = count;
+	ev->drv.access = a;
+	ev->write = a == SACC_FAULT_DST_WRITE || a == SACC_FAULT_CQ_WRITE ||
+		    a == SACC_FAULT_DEV_WRITE;
+	ev->addr = addr;
+	ev->drv.iommu_known = strcmp(iommu, "-") != 0;
+	ev->drv.iommu_mapped = !strcmp(iommu, "mapped");
+	return 1;
+}
+
 /* The message text, without any prefix. */
 static int parse_msg(const char *p, struct sacc_kmsg_event *ev)
 {
@@ -350,6 +393,8 @@ static int parse_msg(const char *p, struct sacc_kmsg_event *ev)
 	size_t n;
 
 	skip_spaces(&p);
+	if (eat(&p, "sacc_dma "))
+		return driver_fault(p, ev);
 	if (eat(&p, "dmar_fault: ")) {
 		if (fl_scan_u64(&p, 10, &v) || v > UINT32_MAX)
 			return -EINVAL;
@@ -451,7 +496,7 @@ int sacc_kmsg_parse_line(const char *line, struct sacc_kmsg_event *ev)
 	k = p;
 	skip_spaces(&k);
 	if (strncmp(k, "DMAR:", 5) && strncmp(k, "INTR-REMAP:", 11) &&
-	    strncmp(k, "dmar_fault: ", 12)) {
+	    strncmp(k, "dmar_fault: ", 12) && strncmp(k, "sacc_dma ", 9)) {
 		k = strstr(p, "kernel: ");
 		if (k) {
 			p = k + 8;

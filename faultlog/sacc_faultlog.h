@@ -192,6 +192,7 @@ enum sacc_kmsg_kind {
 	SACC_KMSG_REASON_TAIL,	  /* pre-4.7: "DMAR:[fault reason 05] text" */
 	SACC_KMSG_FAULT_STATUS,	  /* "DRHD: handling fault status reg 3" */
 	SACC_KMSG_SUPPRESSED,	  /* "dmar_fault: 997 callbacks suppressed" */
+	SACC_KMSG_DRIVER_FAULT,	  /* sacc_dma's "chan N fault: req_id ..." */
 };
 
 enum sacc_kmsg_format {
@@ -226,6 +227,15 @@ struct sacc_kmsg_event {
 	char reason_text[96];
 	uint32_t fault_status;
 	uint32_t suppressed;
+	/* SACC_KMSG_DRIVER_FAULT: the device's fault record as the kernel's
+	 * dmaengine driver (kernel/sacc_dma/) read it, in place of a
+	 * libsacc journal; write and addr above are its access and address */
+	struct {
+		uint32_t domain;
+		uint32_t chan, req_id, opcode, length, fault_count;
+		uint32_t access;
+		bool iommu_known, iommu_mapped; /* the DMA API's page table */
+	} drv;
 };
 
 /*
@@ -283,10 +293,11 @@ enum sacc_fault_attr {
 	SACC_ATTR_NEVER_MAPPED,
 	SACC_ATTR_BEYOND_RANGES,
 	SACC_ATTR_DEVMEM, /* v0.4: a device address, not an IOVA */
+	SACC_ATTR_KERNEL_DRIVER, /* a fault of sacc_dma's: the DMA API's state */
 };
 
 /* "unattributed", "mapped", "guard", "unmapped_earlier", "never_mapped",
- * "beyond_ranges", "device_memory". */
+ * "beyond_ranges", "device_memory", "kernel_driver". */
 const char *sacc_fault_attr_name(enum sacc_fault_attr attr);
 
 /*
@@ -356,6 +367,9 @@ struct sacc_fault {
 	uint32_t length;
 	bool has_chan;
 	uint32_t chan;
+	/* the device record came from kernel/sacc_dma's log line (no
+	 * journal): what the DMA API's IOMMU page table held at the fault */
+	bool from_driver, iommu_known, iommu_mapped;
 	/* no DMAR line: why (device faults only) */
 	enum sacc_fault_unlogged unlogged;
 	/* kernel */

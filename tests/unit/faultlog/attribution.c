@@ -313,6 +313,52 @@ START_TEST(test_intr_remap_join)
 }
 END_TEST
 
+/* kernel/sacc_dma's fault lines (tests/fixtures/faults/kmsg_sacc_dma.txt,
+ * from a ci/guest-kernel fault run): parsed as the device's record, joined
+ * to their DMAR lines, attributed to the driver's channel. */
+START_TEST(test_kernel_driver_faults)
+{
+	struct lines l = read_lines(fixture("kmsg_sacc_dma.txt"));
+	struct sacc_faultlog *fl = sacc_faultlog_new();
+	struct sacc_kmsg_event e;
+	const struct sacc_fault *f;
+
+	ck_assert_int_eq(sacc_kmsg_parse_line(line_with(&l, "src_read"), &e), 1);
+	ck_assert_int_eq(e.kind, SACC_KMSG_DRIVER_FAULT);
+	ck_assert_uint_eq(e.sid, 0x100);
+	ck_assert_uint_eq(e.drv.chan, 3);
+	ck_assert_uint_eq(e.drv.req_id, 1);
+	ck_assert_uint_eq(e.drv.access, SACC_FAULT_SRC_READ);
+	ck_assert(!e.write);
+	ck_assert_uint_eq(e.addr, 0x10000000);
+	ck_assert(e.drv.iommu_known && !e.drv.iommu_mapped);
+	ck_assert_uint_eq(e.drv.fault_count, 2);
+	/* other sacc_dma lines are not faults; a mangled fault line is bad */
+	ck_assert_int_eq(sacc_kmsg_parse_line("[ 1.0] sacc_dma 0000:01:00.0: SACC v0.4: 8 dmaengine channels", &e), 0);
+	ck_assert_int_eq(sacc_kmsg_parse_line("[ 1.0] sacc_dma 0000:01:00.0: chan x fault: req_id 1", &e), -EINVAL);
+	ck_assert_int_eq(sacc_kmsg_parse_line("12,1,1,-;sacc_dma 0000:01:00.0: chan 3 fault: req_id 0 op memcpy len 4096 access dst_write addr 0x10000000 fault_count 1 record own iommu unmapped", &e), 0);
+
+	for (size_t i = 0; i < l.n; i++)
+		ck_assert_int_ge(sacc_faultlog_add_kmsg_line(fl, l.v[i]), 0);
+	ck_assert_int_eq(sacc_faultlog_join(fl, NULL), 3);
+	for (size_t i = 0; i < 3; i++) {
+		f = sacc_faultlog_get(fl, i);
+		ck_assert_uint_eq(f->sources, SACC_FSRC_DEVICE | SACC_FSRC_KERNEL);
+		ck_assert(f->has_chan);
+		ck_assert_uint_eq(f->chan, 3);
+		ck_assert_uint_eq(f->req_id, i);
+		ck_assert_int_eq(f->attr, SACC_ATTR_KERNEL_DRIVER);
+		ck_assert_msg(strstr(f->attr_text, "channel 3") &&
+				      strstr(f->attr_text, "never mapped"),
+			      "%s", f->attr_text);
+	}
+	f = sacc_faultlog_get(fl, 1);
+	ck_assert(f->has_kernel_reason && f->kernel_reason == 6);
+	sacc_faultlog_free(fl);
+	free_lines(&l);
+}
+END_TEST
+
 void attribution_tests(Suite *s)
 {
 	TCase *tc = tcase_create("attribution");
@@ -323,5 +369,6 @@ void attribution_tests(Suite *s)
 	tcase_add_test(tc, test_segment_fetch_fault);
 	tcase_add_test(tc, test_trace_chunks);
 	tcase_add_test(tc, test_intr_remap_join);
+	tcase_add_test(tc, test_kernel_driver_faults);
 	suite_add_tcase(s, tc);
 }
