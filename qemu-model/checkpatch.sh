@@ -1,8 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: MIT
 #
-# qemu-model/checkpatch.sh [FILE.c...] - QEMU's scripts/checkpatch.pl on
-# the device model and its qtest (default: qemu-model/*.c).
+# qemu-model/checkpatch.sh [FILE...] - QEMU's scripts/checkpatch.pl on
+# the device model and its qtests (default: qemu-model/*.c and
+# tests/qtest/*.[ch]).
 #
 # checkpatch.pl comes from the QEMU source that ci/setup unpacks under
 # $SACC_CACHE (default /var/cache/sacc): the pristine tree
@@ -10,7 +11,7 @@
 # first if neither is there.
 #
 # Each file is checked under the path apply.sh gives it in QEMU's tree
-# (sacc.c as hw/misc/sacc.c, sacc-test.c as tests/qtest/sacc-test.c),
+# (sacc.c as hw/misc/sacc.c, tests/qtest/* as tests/qtest/*),
 # because some rules depend on it: under tests/, g_assert_cmp*() and
 # friends are allowed (the qtest idiom); elsewhere they are errors.
 #
@@ -51,7 +52,7 @@ find_checkpatch() {
 qemu_path() {
 	case "${1##*/}" in
 	sacc.c) echo hw/misc/sacc.c ;;
-	*-test.c) echo "tests/qtest/${1##*/}" ;;
+	*-test.c | sacc-qtest.[ch]) echo "tests/qtest/${1##*/}" ;;
 	*) echo "hw/misc/${1##*/}" ;;
 	esac
 }
@@ -62,7 +63,7 @@ checkpatch=$(find_checkpatch) || {
 }
 
 if [ $# -eq 0 ]; then
-	set -- "$here"/*.c
+	set -- "$here"/*.c "$(dirname "$here")"/tests/qtest/*.[ch]
 fi
 
 work=$(mktemp -d)
