@@ -121,10 +121,8 @@ static void stress_clear_dst(Sacc *t, uint64_t dst)
 }
 
 /*
- * Channel @c's ring, just set up: STRESS_DESCS copies of @src, one
- * destination each from @dst on, req_id @round << 8 | index; written with
- * one qtest command, not one per slot (the test is mostly qtest's round
- * trips).
+ * Channel @c's ring: STRESS_DESCS copies of @src, one destination each
+ * from @dst on, req_id @round << 8 | index, written in bulk.
  */
 static void stress_fill_ring(Chan *c, uint64_t src, uint64_t dst,
                              uint32_t round)
@@ -141,8 +139,7 @@ static void stress_fill_ring(Chan *c, uint64_t src, uint64_t dst,
             .req_id = cpu_to_le32(round << 8 | i),
         };
     }
-    qtest_memwrite(c->t->qts, c->sq, d, sizeof(d));
-    c->sq_tail = STRESS_DESCS;
+    chan_submit_many(c, d, STRESS_DESCS);
 }
 
 /*

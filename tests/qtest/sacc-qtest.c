@@ -211,6 +211,25 @@ void chan_submit(Chan *c, uint16_t op, uint64_t src, uint64_t dst,
 }
 
 /*
+ * @n descriptors at the SQ tail (@n < SQ_SIZE), with one qtest command, or
+ * two where they wrap, instead of one each: a test that submits many is
+ * mostly qtest's round trips.
+ */
+void chan_submit_many(Chan *c, const struct sacc_desc *d, uint32_t n)
+{
+    uint32_t first = MIN(n, c->sq_n - c->sq_tail);
+
+    qtest_memwrite(c->t->qts,
+                   c->dev_pa + c->sq + c->sq_tail * sizeof(*d), d,
+                   first * sizeof(*d));
+    if (n > first) {
+        qtest_memwrite(c->t->qts, c->dev_pa + c->sq, d + first,
+                       (n - first) * sizeof(*d));
+    }
+    c->sq_tail = (c->sq_tail + n) % c->sq_n;
+}
+
+/*
  * A WRITE_INLINE descriptor saying @len, followed by @slots payload
  * slots holding @data (the rest of the last slot is junk the device must
  * ignore).  A driver following the spec passes SACC_INLINE_SLOTS(len).
@@ -265,6 +284,50 @@ bool chan_wait_cqe(Chan *c, struct sacc_cqe *cqe, gint64 timeout_us)
             cqe->status = le16_to_cpu(cqe->status);
             if (++c->cq_head == c->cq_n) {
                 c->cq_head = 0;
+                c->phase ^= 1;
+            }
+            return true;
+        }
+        g_usleep(100);
+    } while (g_get_monotonic_time() < deadline);
+    return false;
+}
+
+/*
+ * chan_wait_cqe() for the @n completions from cq_head on (@n < CQ_SIZE),
+ * read with one qtest command a poll, or two where they wrap.
+ */
+bool chan_wait_cqes(Chan *c, struct sacc_cqe *cqe, uint32_t n,
+                    gint64 timeout_us)
+{
+    uint32_t first = MIN(n, c->cq_n - c->cq_head);
+    gint64 deadline = g_get_monotonic_time() + timeout_us;
+    uint32_t i;
+
+    do {
+        qtest_memread(c->t->qts, c->cq + c->cq_head * sizeof(*cqe), cqe,
+                      first * sizeof(*cqe));
+        if (n > first) {
+            qtest_memread(c->t->qts, c->cq, cqe + first,
+                          (n - first) * sizeof(*cqe));
+        }
+        /* past the end of the ring, the other phase */
+        for (i = 0; i < n; i++) {
+            if ((le16_to_cpu(cqe[i].phase) & SACC_CQE_PHASE) !=
+                (c->phase ^ (i >= first))) {
+                break;
+            }
+        }
+        if (i == n) {
+            for (i = 0; i < n; i++) {
+                cqe[i].req_id = le32_to_cpu(cqe[i].req_id);
+                cqe[i].result_len = le32_to_cpu(cqe[i].result_len);
+                cqe[i].reserved = le32_to_cpu(cqe[i].reserved);
+                cqe[i].status = le16_to_cpu(cqe[i].status);
+            }
+            c->cq_head += n;
+            if (c->cq_head >= c->cq_n) {
+                c->cq_head -= c->cq_n;
                 c->phase ^= 1;
             }
             return true;

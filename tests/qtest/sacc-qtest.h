@@ -85,10 +85,13 @@ void chan_setup(Sacc *t, Chan *c, uint32_t id, uint32_t mode,
                 uint32_t sq_n, uint32_t cq_n);
 void chan_submit(Chan *c, uint16_t op, uint64_t src, uint64_t dst,
                  uint32_t len, uint16_t flags, uint32_t req_id);
+void chan_submit_many(Chan *c, const struct sacc_desc *d, uint32_t n);
 void chan_inline(Chan *c, uint64_t dst, uint32_t len,
                  const uint8_t *data, uint32_t slots, uint32_t req_id);
 void chan_ring(Chan *c);
 bool chan_wait_cqe(Chan *c, struct sacc_cqe *cqe, gint64 timeout_us);
+bool chan_wait_cqes(Chan *c, struct sacc_cqe *cqe, uint32_t n,
+                    gint64 timeout_us);
 struct sacc_cqe chan_expect(Chan *c, uint32_t req_id, uint16_t status,
                             uint32_t result_len);
 void chan_ack(Chan *c);
