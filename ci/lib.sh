@@ -100,10 +100,12 @@ src_hash() {
 		sha256sum | cut -c1-16
 }
 
-# Hash of everything that changes the QEMU binary we build.
+# Hash of everything that changes the QEMU binaries we build (QEMU and
+# its qtests): what qemu-model/apply.sh copies into QEMU's tree, and how
+# it is configured.
 qemu_model_hash() {
-	src_hash qemu-model include/sacc_hw.h include/sacc_hw_names.h hw/names.c \
-		rings/sacc_ring.h ci/qemu-configure
+	src_hash qemu-model tests/qtest include/sacc_hw.h include/sacc_hw_names.h \
+		hw/names.c rings/sacc_ring.h ci/qemu-configure
 }
 
 # Directory holding the finished QEMU binaries for this checkout.
@@ -112,6 +114,15 @@ qemu_dir() {
 	ver=$(qemu_src_version)
 	[ -n "$ver" ] || return 1
 	echo "$SACC_CACHE/qemu-${ver//[:~]/_}-$(qemu_model_hash)"
+}
+
+# The qtest binaries built beside QEMU, one per tests/qtest/*-test.c.
+qemu_qtests() {
+	local f
+	for f in "$SACC_ROOT"/tests/qtest/*-test.c; do
+		f=${f##*/}
+		echo "${f%.c}"
+	done
 }
 
 kernel_pkg() {

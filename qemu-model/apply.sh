@@ -3,11 +3,11 @@
 #
 # apply.sh QEMU_SRC_DIR - add the SACC device and its qtest to a QEMU tree.
 #
-# Copies the device's sources (qemu-model/sacc*.c but the qtests, sacc.h)
-# and sacc.json (the monitor's schema), include/sacc_hw.h, the ring
+# Copies the device's sources (qemu-model/sacc*.c, sacc.h) and
+# sacc.json (the monitor's schema), include/sacc_hw.h, the ring
 # arithmetic (rings/sacc_ring.h), the names table (hw/names.c,
-# include/sacc_hw_names.h), qemu-model/sacc-test.c and
-# qemu-model/vtd-access-test.c into the tree, adds marked blocks to hw/misc/Kconfig,
+# include/sacc_hw_names.h) and the qtests (tests/qtest/: a binary per
+# *-test.c, the SACC ones linked with sacc-qtest.c) into the tree, adds marked blocks to hw/misc/Kconfig,
 # hw/misc/meson.build, hw/misc/trace-events and tests/qtest/meson.build,
 # and applies qemu-model/patches/*.patch (fixes to QEMU's own devices).
 # Idempotent: files are only rewritten when their content changes (so a
@@ -35,11 +35,15 @@ done
 sources=(sacc-pci.c sacc-regs.c sacc-engine.c sacc-exec.c sacc-copy.c
 	sacc-dma.c sacc-irq.c sacc-doorbell.c sacc-monitor.c)
 for f in "${sources[@]/#/$here/}" "$here/sacc.h" "$here/sacc.json" \
-	 "$here/sacc-test.c" "$here/vtd-access-test.c" "$here/trace-events" \
+	 "$here/trace-events" \
 	 "$repo/include/sacc_hw.h" "$repo/rings/sacc_ring.h" \
 	 "$repo/include/sacc_hw_names.h" \
 	 "$repo/hw/names.c"; do
 	[ -f "$f" ] || die "missing $f"
+done
+qtests=$repo/tests/qtest
+for f in sacc-qtest.c sacc-qtest.h vtd-access-test.c; do
+	[ -f "$qtests/$f" ] || die "missing $qtests/$f"
 done
 grep -q 'qemu_bh_new_guarded' "$qemu/include/qemu/main-loop.h" ||
 	die "this QEMU has no qemu_bh_new_guarded (need 7.2 with the re-entrancy fixes, e.g. Debian bookworm's)"
@@ -118,8 +122,15 @@ install_if_changed "$repo/include/sacc_hw_names.h" \
 		"$repo/hw/names.c"
 } >"$work/sacc-names.c"
 install_if_changed "$work/sacc-names.c" "$qemu/hw/misc/sacc-names.c"
-install_if_changed "$here/sacc-test.c" "$qemu/tests/qtest/sacc-test.c"
-install_if_changed "$here/vtd-access-test.c" "$qemu/tests/qtest/vtd-access-test.c"
+for f in "$qtests"/*.c "$qtests"/*.h; do
+	install_if_changed "$f" "$qemu/tests/qtest/${f##*/}"
+done
+# The one SACC qtest before they were split by subject: nothing builds it.
+if [ -e "$qemu/tests/qtest/sacc-test.c" ]; then
+	rm -f "$qemu/tests/qtest/sacc-test.c"
+	echo "apply.sh: removed tests/qtest/sacc-test.c"
+	changed=1
+fi
 
 cat >"$work/Kconfig" <<'EOF'
 config SACC
@@ -139,13 +150,21 @@ put_block "$qemu/hw/misc/meson.build" "$work/meson"
 put_block "$qemu/hw/misc/trace-events" "$here/trace-events"
 
 # x86_64 only: the qtests drive the device on q35, and intel-iommu
-# (vtd-access-test: patches/0002).
-cat >"$work/qtest" <<'EOF'
-qtests_x86_64 += (config_all_devices.has_key('CONFIG_SACC') ? ['sacc-test'] : [])
+# (vtd-access-test: patches/0002).  A binary per sacc-*-test.c, each
+# with what they share (sacc-qtest.c): the block comes after the dict
+# of the qtests' extra sources, so it can add to it.
+sacc_qtests=$(cd "$qtests" && ls sacc-*-test.c | sed "s/\.c\$/',/; s/^/'/" | tr '\n' ' ')
+cat >"$work/qtest" <<EOF
+sacc_qtests = [${sacc_qtests%, }]
+EOF
+cat >>"$work/qtest" <<'EOF'
+qtests_x86_64 += (config_all_devices.has_key('CONFIG_SACC') ? sacc_qtests : [])
+foreach t : sacc_qtests
+  qtests += {t: files('sacc-qtest.c')}
+endforeach
 qtests_x86_64 += (config_all_devices.has_key('CONFIG_VTD') ? ['vtd-access-test'] : [])
 EOF
-put_block "$qemu/tests/qtest/meson.build" "$work/qtest" \
-	'qtests_x86_64 = qtests_i386'
+put_block "$qemu/tests/qtest/meson.build" "$work/qtest" 'qtest_executables = {}'
 
 # Fixes to QEMU itself (patches/*.patch, each explains why). A copy of
 # every applied patch is kept in the tree, so a changed patch is first

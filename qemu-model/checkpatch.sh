@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 #
 # qemu-model/checkpatch.sh [FILE...] - QEMU's scripts/checkpatch.pl on
-# the device model and its qtest (default: qemu-model/*.c and *.h).
+# the device model and its qtests (default: qemu-model/*.c, *.h and
+# tests/qtest/*.[ch]).
 #
 # checkpatch.pl comes from the QEMU source that ci/setup unpacks under
 # $SACC_CACHE (default /var/cache/sacc): the pristine tree
@@ -11,7 +12,7 @@
 #
 # Each file is checked under the path apply.sh gives it in QEMU's tree
 # (sacc-pci.c as hw/misc/sacc-pci.c, sacc.h as include/hw/misc/sacc.h,
-# sacc-test.c as tests/qtest/sacc-test.c),
+# tests/qtest/* as tests/qtest/*),
 # because some rules depend on it: under tests/, g_assert_cmp*() and
 # friends are allowed (the qtest idiom); elsewhere they are errors.
 #
@@ -51,8 +52,8 @@ find_checkpatch() {
 # Where apply.sh puts a qemu-model/ file in QEMU's tree.
 qemu_path() {
 	case "${1##*/}" in
+	*-test.c | sacc-qtest.[ch]) echo "tests/qtest/${1##*/}" ;;
 	*.h) echo "include/hw/misc/${1##*/}" ;;
-	*-test.c) echo "tests/qtest/${1##*/}" ;;
 	*) echo "hw/misc/${1##*/}" ;;
 	esac
 }
@@ -63,7 +64,7 @@ checkpatch=$(find_checkpatch) || {
 }
 
 if [ $# -eq 0 ]; then
-	set -- "$here"/*.c "$here"/*.h
+	set -- "$here"/*.c "$here"/*.h "$(dirname "$here")"/tests/qtest/*.[ch]
 fi
 
 work=$(mktemp -d)

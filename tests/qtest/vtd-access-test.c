@@ -47,7 +47,7 @@ static void assert_alive(QTestState *qts)
     g_assert_cmphex(rd(qts, DMAR_VER), ==, 0x10);
 }
 
-/* The reproducer from issue 9: this write aborted QEMU 7.2 */
+/* The reproducer: this write aborted stock QEMU 7.2 */
 static void test_fectl_writeq(void)
 {
     QTestState *qts = vtd_start();
