@@ -13,6 +13,7 @@ static void **sw_scratch_cpu; /* one record being built per CPU */
 static void **sw_segbuf_cpu;  /* one segment being cut per CPU */
 
 static_assert(SACC_WATCH_SEG_MAX_CMDS == SACC_SEGMENT_MAX / SACC_SEGMENT_ALIGN);
+static_assert(SACC_WATCH_MAX_DESCS == SACC_RING_MAX_ENTRIES - 1);
 
 /* Copy @len bytes (not crossing a page) at @iova of @dom: what the device
  * will read.  Pages mapped for DMA by VFIO are pinned RAM. */
@@ -67,6 +68,35 @@ int sw_read_ring(const struct sw_dev *d, struct iommu_domain *dom, u32 mode,
 	return sw_read_iova(dom, addr, dst, len);
 }
 
+/* The SQ page a walk translated last: each page is translated once,
+ * not each slot (a doorbell may publish 65,535 slots, 128 a page). */
+struct sw_sq_page {
+	u64 iova;
+	const u8 *va; /* NULL: none yet */
+};
+
+/* SQ slot at @addr into @dst, as sw_read_ring() would read it. */
+static int sw_read_slot(const struct sw_dev *d, struct iommu_domain *dom,
+			u32 mode, u64 addr, void *dst, struct sw_sq_page *pg)
+{
+	u32 off = addr & ~PAGE_MASK;
+	phys_addr_t pa;
+
+	if (mode & SACC_MODE_SQ_DEV)
+		return sw_read_dev(d, addr, dst, sizeof(struct sacc_desc));
+	if (off + sizeof(struct sacc_desc) > PAGE_SIZE)
+		return -1;
+	if (!pg->va || pg->iova != (addr & PAGE_MASK)) {
+		pa = dom ? iommu_iova_to_phys(dom, addr & PAGE_MASK) : 0;
+		if (!pa || !pfn_valid(PHYS_PFN(pa)))
+			return -1;
+		pg->iova = addr & PAGE_MASK;
+		pg->va = phys_to_virt(pa & PAGE_MASK);
+	}
+	memcpy(dst, pg->va + off, sizeof(struct sacc_desc));
+	return 0;
+}
+
 void __iomem *sw_chan_regs(const struct sw_dev *d, u32 ch)
 {
 	if (d->bar2 && ch < d->channels)
@@ -88,7 +118,8 @@ bool sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
 	u64 sq_base = readl(cr + SACC_REG_SQ_BASE) |
 		      (u64)readl(cr + SACC_REG_SQ_BASE + 4) << 32;
 	u32 size = readl(cr + SACC_REG_SQ_SIZE);
-	u32 i = rec->old_tail, new = rec->new_tail, cap = max_descs;
+	u32 i = rec->old_tail, new = rec->new_tail;
+	struct sw_sq_page pg = {};
 
 	if (size < SACC_RING_MIN_ENTRIES || size > SACC_RING_MAX_ENTRIES ||
 	    i >= size || new >= size) {
@@ -99,16 +130,13 @@ bool sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
 		return size >= SACC_RING_MIN_ENTRIES &&
 		       size <= SACC_RING_MAX_ENTRIES && new < size;
 	}
+	/* Every descriptor from the old tail to the new one, however many:
+	 * at most size - 1, which the record has room for. */
 	while (i != new) {
 		struct sacc_desc d;
 
-		if (rec->ndesc == cap) {
-			rec->torn = SACC_WATCH_TORN_TRUNCATED;
-			return true;
-		}
-		if (sw_read_ring(p->dev, dom, mode,
-				 sq_base + (u64)i * sizeof(d), &d,
-				 sizeof(d))) {
+		if (sw_read_slot(p->dev, dom, mode,
+				 sq_base + (u64)i * sizeof(d), &d, &pg)) {
 			rec->torn = SACC_WATCH_TORN_SQ_UNREADABLE;
 			return true;
 		}
@@ -262,19 +290,30 @@ struct sacc_watch_rec *sw_scratch(void)
 	return sw_scratch_cpu[smp_processor_id()];
 }
 
-int sw_capture_alloc(void)
+/*
+ * The largest record group one doorbell makes: its record with every
+ * descriptor it can publish (SQ_SIZE - 1 at most), then at most one
+ * segment record header per descriptor, and the commands cut from
+ * seg_kib KiB of segments (a 40-byte command per 32-byte slot at most).
+ * 2.5 MiB + 4 MiB + 1.25 MiB with the default seg_kib.
+ */
+size_t sw_group_max(void)
 {
-	size_t rec_max;
+	return sizeof(struct sacc_watch_rec) +
+	       SACC_WATCH_MAX_DESCS * sizeof(struct sacc_watch_desc) +
+	       SACC_WATCH_MAX_DESCS * sizeof(struct sacc_watch_seg) +
+	       (size_t)seg_kib * 1024 / SACC_SEGMENT_ALIGN *
+		       sizeof(struct sacc_watch_desc);
+}
+
+/* A group is built on its CPU, then copied into the ring whole (or not
+ * at all): one group's room and one segment's per CPU.  Returns the
+ * bytes allocated in *@bytes. */
+int sw_capture_alloc(u64 *bytes)
+{
+	size_t rec_max = sw_group_max();
 	unsigned int cpu;
 
-	/* The doorbell record, then at most one segment header per
-	 * descriptor and commands cut from seg_kib KiB of segments (a
-	 * 40-byte command per 32-byte slot at most). */
-	rec_max = sizeof(struct sacc_watch_rec) +
-		  max_descs * sizeof(struct sacc_watch_desc) +
-		  max_descs * sizeof(struct sacc_watch_seg) +
-		  (size_t)seg_kib * 1024 / SACC_SEGMENT_ALIGN *
-			  sizeof(struct sacc_watch_desc);
 	sw_scratch_cpu = kcalloc(nr_cpu_ids, sizeof(void *), GFP_KERNEL);
 	sw_segbuf_cpu = kcalloc(nr_cpu_ids, sizeof(void *), GFP_KERNEL);
 	if (!sw_scratch_cpu || !sw_segbuf_cpu)
@@ -284,6 +323,7 @@ int sw_capture_alloc(void)
 		sw_segbuf_cpu[cpu] = vmalloc(SACC_SEGMENT_MAX);
 		if (!sw_scratch_cpu[cpu] || !sw_segbuf_cpu[cpu])
 			return -ENOMEM;
+		*bytes += rec_max + SACC_SEGMENT_MAX;
 	}
 	return 0;
 }

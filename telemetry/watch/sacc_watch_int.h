@@ -12,6 +12,7 @@
  *                         which store, which channel, the shadow tail
  *   sacc_watch_capture.c  reading what the device will read (SQ slots,
  *                         PUT word, segments) into records
+ *   sacc_watch_syscall.c  the syscall doorbell: seen, reported untraced
  *   sacc_watch_ring.c     the record ring and read(2)/poll(2) on it
  *   sacc_watch_sample.c   the polling observer (SACC_WATCH_IOC_SAMPLE)
  *   store_decode.c        the trapping store, from its instruction bytes
@@ -46,13 +47,15 @@
 #define SW_NWATCH	4
 
 /* Module parameters (sacc_watch_main.c). */
-extern unsigned int ring_kib, max_descs, seg_kib;
+extern unsigned int ring_kib, seg_kib;
 extern bool trap_only;
 
 /* Counters since load (sacc_watch_main.c; SACC_WATCH_IOC_STATS). */
 extern atomic64_t st_traps, st_records, st_drops, st_torn, st_descs,
 	st_armed, st_arm_failed, st_kernel_hits, st_stale, st_segs,
-	st_seg_cmds, st_seg_torn;
+	st_seg_cmds, st_seg_torn, st_untraced, st_work_ns, st_work_max_ns,
+	st_max_ndesc;
+void sw_stat_max(atomic64_t *v, u64 x);
 
 struct sw_dev {
 	struct pci_dev *pdev;
@@ -100,7 +103,8 @@ bool sw_read_descs(struct sw_proc *p, struct iommu_domain *dom,
 u32 sw_capture_segs(struct sw_proc *p, struct iommu_domain *dom, u32 mode,
 		    struct sacc_watch_rec *rec);
 struct sacc_watch_rec *sw_scratch(void);
-int sw_capture_alloc(void);
+size_t sw_group_max(void);
+int sw_capture_alloc(u64 *bytes);
 void sw_capture_free(void);
 
 /* sacc_watch_ring.c */
@@ -108,11 +112,16 @@ void ring_push_group(void *recs, u32 len, u32 nrec);
 void sw_push_event(u16 type, const struct sw_proc *p, u32 value);
 u32 sw_ring_bytes(void);
 int sw_ring_alloc(u32 bytes);
+void sw_ring_push(struct sacc_watch_rec *rec);
 void sw_ring_free(void);
 int sw_open(struct inode *inode, struct file *f);
 int sw_release(struct inode *inode, struct file *f);
 ssize_t sw_read(struct file *f, char __user *buf, size_t len, loff_t *ppos);
 __poll_t sw_poll(struct file *f, struct poll_table_struct *pt);
+
+/* sacc_watch_syscall.c */
+int sw_syscall_hook(void);
+void sw_syscall_unhook(void);
 
 /* sacc_watch_sample.c */
 long sw_sample(struct sacc_watch_sample_req __user *ureq);

@@ -31,8 +31,14 @@
  *     A channel with MODE.SQ_DEV has its SQ (and PUT word) read through
  *     BAR4 as well.
  *  5. Records go to a bounded ring read through /dev/sacc_watch
- *     (include/sacc_watch.h).  A full ring drops and counts; the reader
+ *     (include/sacc_watch.h).  A doorbell's record holds every
+ *     descriptor it published (up to SQ_SIZE - 1); its records go in
+ *     whole or not at all.  A full ring drops and counts; the reader
  *     gets a drops record in order.
+ *  6. A doorbell rung with pwrite() on the VFIO device (the syscall
+ *     doorbell) is no store to trap: a kprobe on vfio_pci_core_write()
+ *     reports it as an untraced record, so it is not taken for one the
+ *     tracer missed.
  *
  * Watched words (4 debug registers): 0x1000 (channels 0-1), 0x1400
  * (token doorbell), 0x1008 (channels 2-3), 0x1010 (channels 4-5).
@@ -42,12 +48,11 @@
  */
 #include "sacc_watch_int.h"
 
-unsigned int ring_kib = 16384;
+/* 64 MiB: 1.6 million descriptors, 25 doorbells of 65,535; a few
+ * seconds of the device's fastest (NOP batches) with no reader. */
+unsigned int ring_kib = 65536;
 module_param(ring_kib, uint, 0444);
-MODULE_PARM_DESC(ring_kib, "record ring size in KiB (default 16384)");
-unsigned int max_descs = 1024;
-module_param(max_descs, uint, 0444);
-MODULE_PARM_DESC(max_descs, "descriptors per record at most (<= 4096)");
+MODULE_PARM_DESC(ring_kib, "record ring size in KiB (default 65536)");
 unsigned int seg_kib = 1024;
 module_param(seg_kib, uint, 0444);
 MODULE_PARM_DESC(seg_kib, "segment bytes captured per doorbell at most, in KiB (default 1024)");
@@ -58,7 +63,18 @@ MODULE_PARM_DESC(trap_only, "count traps, record nothing (cost breakdown only)")
 atomic64_t st_traps;
 
 atomic64_t st_records, st_drops, st_torn, st_descs, st_armed, st_arm_failed,
-	st_kernel_hits, st_stale, st_segs, st_seg_cmds, st_seg_torn;
+	st_kernel_hits, st_stale, st_segs, st_seg_cmds, st_seg_torn,
+	st_untraced, st_work_ns, st_work_max_ns, st_max_ndesc;
+static u64 sw_memory; /* bytes allocated for records, at load */
+
+/* @v = max(@v, @x), from any context. */
+void sw_stat_max(atomic64_t *v, u64 x)
+{
+	s64 old = atomic64_read(v);
+
+	while ((u64)old < x && !atomic64_try_cmpxchg(v, &old, x))
+		;
+}
 
 static long sw_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 {
@@ -80,11 +96,16 @@ static long sw_ioctl(struct file *f, unsigned int cmd, unsigned long arg)
 	s.stale_traps = atomic64_read(&st_stale);
 	s.abi = SACC_WATCH_ABI;
 	s.ring_bytes = sw_ring_bytes();
-	s.max_descs = max_descs;
+	s.max_descs = SACC_WATCH_MAX_DESCS;
 	s.segments = atomic64_read(&st_segs);
 	s.seg_cmds = atomic64_read(&st_seg_cmds);
 	s.seg_torn = atomic64_read(&st_seg_torn);
 	s.seg_kib = seg_kib;
+	s.untraced = atomic64_read(&st_untraced);
+	s.work_ns = atomic64_read(&st_work_ns);
+	s.work_max_ns = atomic64_read(&st_work_max_ns);
+	s.max_ndesc = atomic64_read(&st_max_ndesc);
+	s.memory_bytes = sw_memory;
 	mutex_lock(&sw_lock);
 	s.watching = sw_nprocs;
 	mutex_unlock(&sw_lock);
@@ -121,18 +142,18 @@ static int __init sw_init(void)
 {
 	int ret;
 
-	/* A doorbell record and its segment records are pushed together:
-	 * the group must fit the ring. */
-	if (max_descs < 1 || max_descs > SACC_WATCH_MAX_DESCS_LIMIT ||
-	    ring_kib < 64 || ring_kib > (1u << 20) || seg_kib < 64 ||
+	/* A doorbell's records are pushed together, all or none: one
+	 * larger than the ring is lost, counted (the default takes eight
+	 * of the largest, 7.75 MiB each). */
+	if (ring_kib < 64 || ring_kib > (1u << 20) || seg_kib < 64 ||
 	    seg_kib > ring_kib / 4) {
-		pr_err("sacc_watch: max_descs must be 1..%u, ring_kib 64..1048576, seg_kib 64..ring_kib/4\n",
-		       SACC_WATCH_MAX_DESCS_LIMIT);
+		pr_err("sacc_watch: ring_kib must be 64..1048576, seg_kib 64..ring_kib/4\n");
 		return -EINVAL;
 	}
 	ret = -ENOMEM;
+	sw_memory = (u64)ring_kib * 1024;
 	if (sw_ring_alloc(ring_kib * 1024) || sw_sample_alloc() ||
-	    sw_capture_alloc())
+	    sw_capture_alloc(&sw_memory))
 		goto err;
 	ret = register_kretprobe(&sw_krp);
 	if (ret) {
@@ -140,13 +161,21 @@ static int __init sw_init(void)
 		       ret);
 		goto err;
 	}
-	ret = misc_register(&sw_misc);
+	ret = sw_syscall_hook();
 	if (ret) {
+		pr_err("sacc_watch: kprobe on vfio_pci_core_write: error %d\n",
+		       ret);
 		unregister_kretprobe(&sw_krp);
 		goto err;
 	}
-	pr_info("sacc_watch: watching SACC doorbell pages (ring %u KiB, up to %u descriptors a record, %u KiB of segments a doorbell)\n",
-		ring_kib, max_descs, seg_kib);
+	ret = misc_register(&sw_misc);
+	if (ret) {
+		sw_syscall_unhook();
+		unregister_kretprobe(&sw_krp);
+		goto err;
+	}
+	pr_info("sacc_watch: watching SACC doorbell pages (ring %u KiB, every descriptor of a doorbell, %u KiB of segments a doorbell; %llu KiB allocated for records)\n",
+		ring_kib, seg_kib, sw_memory / 1024);
 	return 0;
 err:
 	sw_free_buffers();
@@ -159,6 +188,7 @@ static void __exit sw_exit(void)
 	/* No new arms; pending ones hold a module reference, so none is
 	 * left by the time the module can be removed. */
 	unregister_kretprobe(&sw_krp);
+	sw_syscall_unhook();
 	sw_unwatch_all();
 	sw_free_buffers();
 }

@@ -8,12 +8,11 @@
 #include "sacc_watch_int.h"
 
 static DEFINE_RAW_SPINLOCK(ring_lock);
-static DEFINE_MUTEX(read_mutex); /* read_bounce, one read() at a time */
+static DEFINE_MUTEX(read_mutex); /* one read() at a time */
 static DECLARE_WAIT_QUEUE_HEAD(ring_wq);
 static u8 *ring;
 static u32 ring_size;
 static u64 ring_head, ring_tail, ring_seq, ring_pending_drops;
-static u8 *read_bounce; /* one reader at a time (sw_open) */
 static atomic_t sw_reader = ATOMIC_INIT(0);
 
 static void ring_copy_in(u64 pos, const void *src, u32 len)
@@ -55,6 +54,8 @@ static void ring_count(const struct sacc_watch_rec *rec)
 		atomic64_add(rec->ndesc, &st_seg_cmds);
 		if (rec->torn)
 			atomic64_inc(&st_seg_torn);
+	} else if (rec->type == SACC_WATCH_REC_UNTRACED) {
+		atomic64_inc(&st_untraced);
 	}
 }
 
@@ -99,7 +100,7 @@ void ring_push_group(void *recs, u32 len, u32 nrec)
 	wake_up_interruptible(&ring_wq);
 }
 
-static void ring_push(struct sacc_watch_rec *rec)
+void sw_ring_push(struct sacc_watch_rec *rec)
 {
 	ring_push_group(rec, rec->size, 1);
 }
@@ -125,7 +126,7 @@ void sw_push_event(u16 type, const struct sw_proc *p, u32 value)
 		.value64 = p->db,
 	};
 
-	ring_push(&r);
+	sw_ring_push(&r);
 }
 
 u32 sw_ring_bytes(void)
@@ -137,13 +138,11 @@ int sw_ring_alloc(u32 bytes)
 {
 	ring_size = bytes;
 	ring = vmalloc(ring_size);
-	read_bounce = vmalloc(SACC_WATCH_READ_MIN);
-	return ring && read_bounce ? 0 : -ENOMEM;
+	return ring ? 0 : -ENOMEM;
 }
 
 void sw_ring_free(void)
 {
-	vfree(read_bounce);
 	vfree(ring);
 }
 
@@ -164,50 +163,92 @@ int sw_release(struct inode *inode, struct file *f)
 	return 0;
 }
 
-static ssize_t sw_read_locked(struct file *f, char __user *buf, size_t cap)
+/* @len bytes of the ring from @pos to user space (two pieces if it
+ * wraps). */
+static int ring_copy_to_user(char __user *buf, u64 pos, size_t len)
+{
+	u32 off = pos % ring_size, first = min_t(size_t, len, ring_size - off);
+
+	if (copy_to_user(buf, ring + off, first) ||
+	    copy_to_user(buf + first, ring, len - first))
+		return -EFAULT;
+	return 0;
+}
+
+/*
+ * One pass: the whole records there are (up to @cap bytes), or a drops
+ * record for losses after the last one.  0 if a push came in between
+ * (the caller looks again), -EAGAIN if there is nothing.
+ */
+static ssize_t sw_read_pass(char __user *buf, size_t cap)
 {
 	struct sacc_watch_rec h;
+	u64 tail, head, pos;
 	size_t n = 0;
+
+	raw_spin_lock_irq(&ring_lock);
+	if (ring_head == ring_tail && !ring_pending_drops) {
+		raw_spin_unlock_irq(&ring_lock);
+		return -EAGAIN;
+	}
+	tail = ring_tail;
+	head = ring_head;
+	raw_spin_unlock_irq(&ring_lock);
+	/*
+	 * Copied without the lock: a push writes only past ring_head, into
+	 * room counted from ring_tail, which moves below after the copy.
+	 * A trap on another CPU never waits for a reader's copy (a record
+	 * can now be 2.5 MiB).
+	 */
+	for (pos = tail; pos != head; pos += h.size) {
+		ring_copy_out(pos, &h, sizeof(h));
+		if (n + h.size > cap)
+			break;
+		n += h.size;
+	}
+	if (n && ring_copy_to_user(buf, tail, n))
+		return -EFAULT;
+	raw_spin_lock_irq(&ring_lock);
+	ring_tail = tail + n;
+	/* Drops after the last record, with nothing new to carry them. */
+	if (ring_head == ring_tail && ring_pending_drops &&
+	    n + sizeof(h) <= cap) {
+		drops_rec(&h, ring_pending_drops, ring_seq++);
+		ring_pending_drops = 0;
+		raw_spin_unlock_irq(&ring_lock);
+		if (copy_to_user(buf + n, &h, sizeof(h)))
+			return -EFAULT;
+		return n + sizeof(h);
+	}
+	raw_spin_unlock_irq(&ring_lock);
+	return n;
+}
+
+static ssize_t sw_read_locked(struct file *f, char __user *buf, size_t cap)
+{
+	ssize_t n;
 	int ret;
 
 	for (;;) {
-		raw_spin_lock_irq(&ring_lock);
-		if (ring_head != ring_tail || ring_pending_drops)
-			break;
-		raw_spin_unlock_irq(&ring_lock);
+		n = sw_read_pass(buf, cap);
+		if (n != -EAGAIN && n != 0)
+			return n;
+		if (n == 0)
+			continue;
 		if (f->f_flags & O_NONBLOCK)
 			return -EAGAIN;
 		ret = wait_event_interruptible(ring_wq, ring_readable());
 		if (ret)
 			return ret;
 	}
-	while (ring_head != ring_tail) {
-		ring_copy_out(ring_tail, &h, sizeof(h));
-		if (n + h.size > cap)
-			break;
-		ring_copy_out(ring_tail, read_bounce + n, h.size);
-		ring_tail += h.size;
-		n += h.size;
-	}
-	/* Drops after the last record, with nothing new to carry them. */
-	if (ring_head == ring_tail && ring_pending_drops &&
-	    n + sizeof(h) <= cap) {
-		drops_rec((struct sacc_watch_rec *)(read_bounce + n),
-			  ring_pending_drops, ring_seq++);
-		ring_pending_drops = 0;
-		n += sizeof(h);
-	}
-	raw_spin_unlock_irq(&ring_lock);
-	if (copy_to_user(buf, read_bounce, n))
-		return -EFAULT;
-	return n;
 }
 
 ssize_t sw_read(struct file *f, char __user *buf, size_t len, loff_t *ppos)
 {
-	size_t cap = min_t(size_t, len, SACC_WATCH_READ_MIN);
 	ssize_t ret;
 
+	/* A record is read whole or not at all: the buffer must take the
+	 * largest (ABI 3: 2.5 MiB). */
 	if (len < SACC_WATCH_READ_MIN)
 		return -EINVAL;
 	/* Reading consumes records: one reader at a time (an open for the
@@ -217,11 +258,11 @@ ssize_t sw_read(struct file *f, char __user *buf, size_t len, loff_t *ppos)
 			return -EBUSY;
 		f->private_data = f;
 	}
-	/* read_bounce is shared: two threads reading one file (or a fork
-	 * child sharing it) must not interleave in it. */
+	/* Two threads reading one file (or a fork child sharing it) must
+	 * not take the same records. */
 	if (mutex_lock_interruptible(&read_mutex))
 		return -ERESTARTSYS;
-	ret = sw_read_locked(f, buf, cap);
+	ret = sw_read_locked(f, buf, min_t(size_t, len, ring_size));
 	mutex_unlock(&read_mutex);
 	return ret;
 }

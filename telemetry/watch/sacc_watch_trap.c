@@ -94,6 +94,7 @@ void sw_trap(struct perf_event *bp, struct perf_sample_data *data,
 	void __iomem *cr;
 	u32 off, ch, mode, segs = 0;
 	unsigned long flags;
+	u64 t;
 
 	/* A kernel access to the user address (e.g. a uaccess) also
 	 * traps; that is not a doorbell write by the process. */
@@ -172,4 +173,9 @@ void sw_trap(struct perf_event *bp, struct perf_sample_data *data,
 	segs = sw_capture_segs(p, dom, mode, rec);
 push:
 	ring_push_group(rec, rec->size + segs, 1 + rec->nseg);
+	/* What the handler's own work costs (docs/telemetry.md, "Cost"). */
+	t = ktime_get_ns() - rec->t_ns;
+	atomic64_add(t, &st_work_ns);
+	sw_stat_max(&st_work_max_ns, t);
+	sw_stat_max(&st_max_ndesc, rec->ndesc);
 }
