@@ -26,6 +26,15 @@
  * that cannot be captured whole is a torn segment record (no commands,
  * .torn says why), never a guess.  MODE.SQ_DEV channels' SQ slots and
  * PUT word are read through BAR4 too.
+ *
+ * ABI 3: a doorbell record holds every descriptor its doorbell
+ * published, however many (at most the SQ's size - 1:
+ * SACC_WATCH_MAX_DESCS), so SACC_WATCH_READ_MIN grew to take the
+ * largest; ABI 2 modules cut a record at max_descs (torn, "truncated").
+ * A doorbell the module sees but cannot capture (the syscall doorbell:
+ * pwrite() on the VFIO device's BAR0 region) is an UNTRACED record, so a
+ * reader can tell it from a doorbell the tracer missed.  The stats grew
+ * (untraced, the handler's own time).
  */
 #ifndef SACC_WATCH_H
 #define SACC_WATCH_H
@@ -34,7 +43,7 @@
 #include <linux/types.h>
 
 #define SACC_WATCH_DEV		"/dev/sacc_watch"
-#define SACC_WATCH_ABI		2u
+#define SACC_WATCH_ABI		3u
 
 /* struct sacc_watch_rec.type */
 #define SACC_WATCH_REC_DOORBELL	1u	/* one trapped doorbell write */
@@ -48,6 +57,17 @@
 /* One SEGMENT entry's segment (struct sacc_watch_seg), after its
  * doorbell record (ABI 2). */
 #define SACC_WATCH_REC_SEGMENT	5u
+/*
+ * A doorbell seen but not captured (ABI 3): .kind and .chan (0xffff if
+ * unknown) as in a doorbell record, .value the 32-bit value written
+ * (0xffffffff if it could not be read: no tail or channel is that
+ * large), .value64 why (SACC_WATCH_UNTRACED_*), no descriptors.  The
+ * descriptors it published are not in any record.
+ */
+#define SACC_WATCH_REC_UNTRACED	6u
+
+/* .value64 of an UNTRACED record */
+#define SACC_WATCH_UNTRACED_SYSCALL	1u	/* pwrite() on the VFIO device (no store to trap) */
 
 /* .value bits of an ARMED record: the doorbell words watched */
 #define SACC_WATCH_W_TAIL01	(1u << 0)	/* tail doorbells of channels 0, 1 */
@@ -69,7 +89,8 @@
 #define SACC_WATCH_TORN_NO_CHANNEL	2u	/* value/offset names no channel of the device */
 #define SACC_WATCH_TORN_SQ_UNREADABLE	3u	/* an SQ slot or the PUT word has no IOMMU mapping */
 #define SACC_WATCH_TORN_RANGE		4u	/* old/new tail not below SQ_SIZE */
-#define SACC_WATCH_TORN_TRUNCATED	5u	/* more descriptors than max_descs */
+#define SACC_WATCH_TORN_TRUNCATED	5u	/* ABI 2 modules only: more descriptors than
+						 * max_descs (ABI 3 records hold them all) */
 #define SACC_WATCH_TORN_NO_DEVICE	6u	/* BAR not mapped, no IOMMU domain */
 /* .torn of a segment record (ABI 2): the segment was not captured, the
  * record has no commands. */
@@ -163,7 +184,9 @@ struct sacc_watch_stats {
 				 * that process's watch removed */
 	__u32 abi;		/* SACC_WATCH_ABI */
 	__u32 ring_bytes;	/* size of the ring */
-	__u32 max_descs;	/* descriptors per record at most */
+	__u32 max_descs;	/* descriptors per record at most (ABI 3:
+				 * SACC_WATCH_MAX_DESCS, every one a doorbell
+				 * can publish) */
 	__u32 watching;		/* processes watched now */
 	/* ABI 2 */
 	__u64 segments;		/* segment records written to the ring */
@@ -171,6 +194,17 @@ struct sacc_watch_stats {
 	__u64 seg_torn;		/* segment records with .torn != 0 */
 	__u32 seg_kib;		/* segment bytes captured per doorbell at most */
 	__u32 reserved;
+	/* ABI 3 */
+	__u64 untraced;		/* UNTRACED records (syscall doorbells) */
+	__u64 work_ns;		/* the handler's own time over the doorbell
+				 * records: from the trap's clock read to its
+				 * records in the ring (not the #DB itself) */
+	__u64 work_max_ns;	/* the longest of them */
+	__u64 max_ndesc;	/* the most descriptors one record held */
+	__u64 memory_bytes;	/* what the module allocated for records: the
+				 * ring, one record group per CPU, the
+				 * segment buffers */
+	__u64 reserved2[3];
 };
 
 #define SACC_WATCH_IOC_STATS	_IOR('S', 0x57, struct sacc_watch_stats)
@@ -214,10 +248,13 @@ struct sacc_watch_sample_chan {
 #define SACC_WATCH_SAMPLE_SLOTS	1024u
 #define SACC_WATCH_IOC_SAMPLE	_IOWR('S', 0x58, struct sacc_watch_sample_req)
 
-#define SACC_WATCH_MAX_DESCS_LIMIT	4096u
+/* Descriptors in a doorbell record at most (ABI 3): all a doorbell can
+ * publish, SACC_RING_MAX_ENTRIES - 1 (sacc_hw.h; the module asserts it). */
+#define SACC_WATCH_MAX_DESCS	65535u
+/* read(2) takes a buffer of at least this: the largest record, 2.5 MiB. */
 #define SACC_WATCH_READ_MIN                                                    \
 	(sizeof(struct sacc_watch_rec) +                                       \
-	 SACC_WATCH_MAX_DESCS_LIMIT * sizeof(struct sacc_watch_desc))
+	 SACC_WATCH_MAX_DESCS * sizeof(struct sacc_watch_desc))
 
 _Static_assert(sizeof(struct sacc_watch_rec) == 64, "record header is 64 bytes");
 _Static_assert(sizeof(struct sacc_watch_desc) == 40, "record descriptor is 40 bytes");
@@ -239,7 +276,7 @@ _Static_assert(sizeof(struct sacc_watch_seg) +
 		       SACC_WATCH_SEG_MAX_CMDS * sizeof(struct sacc_watch_desc) <=
 		       SACC_WATCH_READ_MIN,
 	       "a whole segment record fits a read");
-_Static_assert(sizeof(struct sacc_watch_stats) == 128, "stats are 128 bytes");
+_Static_assert(sizeof(struct sacc_watch_stats) == 192, "stats are 192 bytes");
 _Static_assert(sizeof(struct sacc_watch_sample_req) == 48 &&
 		       sizeof(struct sacc_watch_sample_chan) == 32,
 	       "sample layout");

@@ -228,6 +228,24 @@ class Subsets(unittest.TestCase):
         self.assertIsNone(doc["otherData"]["guest_offset_ns"])
         self.assertIn("not aligned", err)
 
+    def test_untraced_doorbell(self):
+        # ABI 3: a syscall doorbell the tracer saw but did not capture
+        with tempfile.TemporaryDirectory() as d:
+            w = os.path.join(d, "w.jsonl")
+            with open(w, "w") as f:
+                f.write(open(WATCH).read())
+                f.write(json.dumps({"type": "untraced", "seq": 9, "t_ns": 5000, "pid": 205,
+                                    "tid": 206, "bdf": "0000:01:00.0", "chan": 0,
+                                    "kind": "tail", "value": 7, "why": "syscall"}) + "\n")
+            rc, doc, err = run("--watch", w)
+        self.assertEqual(rc, 0, err)
+        check_structure(self, doc)
+        u = [e for e in doc["traceEvents"] if e.get("cat") == "watch"
+             and "untraced" in e["name"]]
+        self.assertEqual([(e["name"], e["pid"], e["tid"], e["args"]["value"]) for e in u],
+                         [("watch: ch0 syscall tail doorbell, untraced", 205, 206, 7)])
+        self.assertIn("watch untraced doorbells 1", err)
+
     def test_watch_and_device_align_by_doorbells(self):
         rc, doc, err = run("--device-trace", DEVICE, "--watch", WATCH)
         self.assertEqual(rc, 0, err)

@@ -3,7 +3,9 @@
 # the binary form of include/sacc_watch.h (what /dev/sacc_watch returns):
 # a doorbell record with two descriptors, a torn one, a drops record, a
 # doorbell with a SEGMENT entry followed by its segment record (two
-# commands, one an inline write) and a torn segment record;
+# commands, one an inline write) and a torn segment record; ABI 3: an
+# untraced (syscall) doorbell and a doorbell record of SQ_SIZE - 1 =
+# 65535 descriptors (more than an ABI 2 read took);
 # --json, the text form, --pid, and exit status 3 when records were lost.
 set -u
 saccctl=$1
@@ -39,6 +41,10 @@ r += rec(1, 0, 0, 5, 201, 202, 0x0100, 2, 7, 9, 9, [
 r += seg(1, 0, 6, 201, 2, 2, 7, 10, 128, 0x40000, [
     (0, 0, (0x1000, 0x2000, 64, 1, 6, 100, 0)), (1, 40, (0, 0x3000, 40, 3, 0, 101, 0))])
 r += seg(0, 7, 7, 201, 2, 0, 8, 11, 64, 0x80000, [])
+r += rec(6, 0, 0, 8, 201, 202, 0x0100, 3, 0, 0, 17, [], v64=1)
+r += rec(6, 1, 0, 9, 201, 202, 0x0100, 0xffff, 0, 0, 0xffffffff, [], v64=1)
+r += rec(1, 0, 0, 10, 201, 202, 0x0100, 4, 40000, 39999, 39999, [
+    ((40000 + k) % 65536, 0, (0, 0, 0, 0, 0, 1000 + k, 0)) for k in range(65535)])
 open(d + "/recs.bin", "wb").write(r)
 open(d + "/short.bin", "wb").write(r[:100])
 PY
@@ -51,7 +57,8 @@ python3 - "$d/out.json" <<'PY' || fails=$((fails + 1))
 import json, sys
 lines = [json.loads(l) for l in open(sys.argv[1])]
 assert [l["type"] for l in lines] == ["doorbell", "doorbell", "drops", "doorbell",
-                                      "doorbell", "segment", "segment"], lines
+                                      "doorbell", "segment", "segment", "untraced",
+                                      "untraced", "doorbell"], [l["type"] for l in lines]
 a = lines[0]
 assert (a["seq"], a["t_ns"], a["pid"], a["tid"], a["bdf"], a["chan"], a["kind"],
         a["old"], a["new"], a["torn"]) == (0, 5000000123, 201, 202, "0000:01:00.0", 0,
@@ -75,6 +82,17 @@ assert c0 == {"cmd": 0, "slot": 0, "opcode": 1, "flags": 6, "length": 64, "src":
 assert (c1["cmd"], c1["slot"], c1["opcode"], c1["inline_len"]) == (1, 1, 3, 40), c1
 t = lines[6]
 assert t["torn"] is True and t["torn_why"] == "segment-unreadable" and t["cmds"] == [], t
+u = lines[7]
+assert (u["seq"], u["pid"], u["chan"], u["kind"], u["value"], u["why"]) == (
+    8, 201, 3, "tail", 17, "syscall"), u
+assert "descs" not in u and "torn" not in u, u
+u = lines[8]
+assert (u["chan"], u["kind"], u["value"], u["why"]) == (None, "token", None, "syscall"), u
+b = lines[9]
+assert (b["old"], b["new"], len(b["descs"]), b["torn"]) == (40000, 39999, 65535, False), b
+assert [d["index"] for d in b["descs"][25535:25537]] == [65535, 0], b["descs"][25535:25537]
+assert b["descs"][-1]["index"] == 39998, b["descs"][-1]
+assert b["descs"][-1]["req_id"] == 1000 + 65534, b["descs"][-1]
 PY
 
 "$saccctl" trace --input "$d/recs.bin" --pid 300 --json >"$d/pid.json" 2>/dev/null
@@ -93,11 +111,20 @@ grep -q 'segment of sq\[7\] (req_id 10): device memory 0x40000, 128 bytes, 2 com
 	bad "text: segment line"
 grep -q '      slot\[1\] op 3 .* req_id 101' "$d/out.txt" || bad "text: segment command line"
 grep -q 'TORN: segment-unreadable' "$d/out.txt" || bad "text: torn segment"
+grep -q 'ch 3 tail value 17  UNTRACED: syscall doorbell' "$d/out.txt" || bad "text: untraced"
+grep -q 'ch 4 tail 40000 -> 39999, 65535 descs$' "$d/out.txt" || bad "text: 65535 descriptors"
+"$saccctl" trace --input "$d/recs.bin" >/dev/null 2>"$d/err"
+grep -q ', 2 untraced;' "$d/err" || bad "summary: untraced count ($(cat "$d/err"))"
 
 "$saccctl" trace --input "$d/short.bin" >/dev/null 2>"$d/err"
 [ $? = 1 ] || bad "a file ending inside a record: want exit 1"
 "$saccctl" trace --input "$d/recs.bin" --follow >/dev/null 2>&1
 [ $? = 2 ] || bad "--input --follow: want exit 2"
+for opts in "--raw --json" "--raw --input $d/recs.bin" "--raw --pid 1" "--raw --count 3"; do
+	# shellcheck disable=SC2086
+	"$saccctl" trace $opts >/dev/null 2>&1
+	[ $? = 2 ] || bad "$opts: want exit 2 (--raw writes every record as read)"
+done
 
 [ $fails = 0 ] && echo "saccctl trace --input: all checks passed"
 exit $fails
