@@ -285,18 +285,20 @@ static int desc_array_json(struct json_object *jso, struct printbuf *pb,
 
 		desc_of(w, &d);
 		if (a->cmds)
-			n = snprintf(buf, sizeof(buf), "%s{\"cmd\":%u,\"slot\":%u",
-				     i ? "," : "", i, w->index);
+			n = snprintf(buf, sizeof(buf),
+				     "%s{\"cmd\":%u,\"slot\":%u", i ? "," : "",
+				     i, w->index);
 		else
 			n = snprintf(buf, sizeof(buf), "%s{\"index\":%u",
 				     i ? "," : "", w->index);
-		n += snprintf(buf + n, sizeof(buf) - n,
-			      ",\"opcode\":%u,\"flags\":%u,\"length\":%u,"
-			      "\"src\":\"0x%llx\",\"dst\":\"0x%llx\",\"req_id\":%u,"
-			      "\"reserved\":%u,\"inline_len\":%u}",
-			      d.opcode, d.flags, d.length,
-			      (unsigned long long)d.src, (unsigned long long)d.dst,
-			      d.req_id, d.reserved, w->inline_len);
+		n += snprintf(
+		    buf + n, sizeof(buf) - n,
+		    ",\"opcode\":%u,\"flags\":%u,\"length\":%u,"
+		    "\"src\":\"0x%llx\",\"dst\":\"0x%llx\",\"req_id\":%u,"
+		    "\"reserved\":%u,\"inline_len\":%u}",
+		    d.opcode, d.flags, d.length, (unsigned long long)d.src,
+		    (unsigned long long)d.dst, d.req_id, d.reserved,
+		    w->inline_len);
 		if ((size_t)n >= sizeof(buf) ||
 		    printbuf_memappend(pb, buf, n) < 0)
 			return -1;
@@ -858,8 +860,8 @@ static int trace_opts(int argc, char **argv, struct trace_cfg *cfg)
 		return usage_error(
 		    usage_trace, "trace",
 		    "--input takes neither --follow nor --stats");
-	if (c.raw && (c.input || c.stats || c.json || c.has_pid || c.count ||
-		      c.poll_hz))
+	if (c.raw &&
+	    (c.input || c.stats || c.json || c.has_pid || c.count || c.poll_hz))
 		return usage_error(usage_trace, "trace",
 				   "--raw writes every record as read: only "
 				   "with --follow");
@@ -920,9 +922,8 @@ int cmd_trace(int argc, char **argv)
 		"%llu torn\n",
 		(unsigned long long)s.records, (unsigned long long)s.descs,
 		(unsigned long long)s.torn, (unsigned long long)s.lost,
-		(unsigned long long)s.untraced,
-		(unsigned long long)s.segs, (unsigned long long)s.cmds,
-		(unsigned long long)s.seg_torn);
+		(unsigned long long)s.untraced, (unsigned long long)s.segs,
+		(unsigned long long)s.cmds, (unsigned long long)s.seg_torn);
 	if (!ret && s.lost)
 		ret = EXIT_LOST;
 	return ret;
