@@ -179,6 +179,16 @@ START_TEST(record_abi)
 	ck_assert_uint_eq(offsetof(struct sacc_watch_desc, raw), 8);
 	ck_assert_uint_eq(sizeof(((struct sacc_watch_desc *)0)->raw),
 			  sizeof(struct sacc_desc));
+	/* ABI 3: a record holds every descriptor a doorbell can publish,
+	 * and a read takes the largest; the stats grew after seg_kib. */
+	ck_assert_uint_eq(SACC_WATCH_ABI, 3);
+	ck_assert_uint_eq(SACC_WATCH_MAX_DESCS, SACC_RING_MAX_ENTRIES - 1);
+	ck_assert_uint_eq(SACC_WATCH_READ_MIN, 64 + 65535 * 40);
+	ck_assert_uint_eq(SACC_WATCH_REC_UNTRACED, 6);
+	ck_assert_uint_eq(offsetof(struct sacc_watch_stats, seg_kib), 120);
+	ck_assert_uint_eq(offsetof(struct sacc_watch_stats, untraced), 128);
+	ck_assert_uint_eq(offsetof(struct sacc_watch_stats, memory_bytes), 160);
+	ck_assert_uint_eq(sizeof(struct sacc_watch_stats), 192);
 }
 END_TEST
 
