@@ -226,14 +226,14 @@ static int print_event_json(const struct sacc_watch_rec *r)
 	return jrecord(o);
 }
 
-/* A doorbell the module saw but could not capture (ABI 3). */
-static int print_untraced_json(const struct sacc_watch_rec *r)
+/* The fields a doorbell and an untraced record share, in their order. */
+static void jset_db_head(struct json_object *o, const char *type,
+			 const struct sacc_watch_rec *r)
 {
-	struct json_object *o = jobj();
 	char bdf[SACC_BDF_MAX];
 
 	fmt_bdf(r->bdf, bdf);
-	jset_str(o, "type", "untraced");
+	jset_str(o, "type", type);
 	jset_u64(o, "seq", r->seq);
 	jset_u64(o, "t_ns", r->t_ns);
 	jset_u64(o, "pid", r->pid);
@@ -245,6 +245,14 @@ static int print_untraced_json(const struct sacc_watch_rec *r)
 		jset_u64(o, "chan", r->chan);
 	jset_str(o, "kind",
 		 r->kind == SACC_WATCH_KIND_TOKEN ? "token" : "tail");
+}
+
+/* A doorbell the module saw but could not capture (ABI 3). */
+static int print_untraced_json(const struct sacc_watch_rec *r)
+{
+	struct json_object *o = jobj();
+
+	jset_db_head(o, "untraced", r);
 	if (r->value == 0xffffffff)
 		jset_null(o, "value");
 	else
@@ -349,7 +357,6 @@ static int print_json(const struct sacc_watch_rec *r)
 {
 	struct desc_array a = {(const void *)(r + 1), r->ndesc, false};
 	struct json_object *o = jobj();
-	char bdf[SACC_BDF_MAX];
 
 	if (r->type == SACC_WATCH_REC_ARMED ||
 	    r->type == SACC_WATCH_REC_DISARMED) {
@@ -371,19 +378,7 @@ static int print_json(const struct sacc_watch_rec *r)
 		json_object_put(o);
 		return print_untraced_json(r);
 	}
-	fmt_bdf(r->bdf, bdf);
-	jset_str(o, "type", "doorbell");
-	jset_u64(o, "seq", r->seq);
-	jset_u64(o, "t_ns", r->t_ns);
-	jset_u64(o, "pid", r->pid);
-	jset_u64(o, "tid", r->tid);
-	jset_str(o, "bdf", bdf);
-	if (r->chan == 0xffff)
-		jset_null(o, "chan");
-	else
-		jset_u64(o, "chan", r->chan);
-	jset_str(o, "kind",
-		 r->kind == SACC_WATCH_KIND_TOKEN ? "token" : "tail");
+	jset_db_head(o, "doorbell", r);
 	jset_u64(o, "old", r->old_tail);
 	jset_u64(o, "new", r->new_tail);
 	jset_u64(o, "value", r->value);
